@@ -1,0 +1,75 @@
+package archive
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/logbook/logbook/archive/dsh"
+)
+
+// CheckFile reads a session file and reports the verdict an import would give,
+// without touching the archive.
+func CheckFile(path string, opts ImportOptions) FileReport {
+	fr := FileReport{Path: path, LastSeq: -1, Action: "checked", Warnings: []dsh.Problem{}}
+	fail := func(err error) FileReport {
+		fr.Verdict = dsh.VerdictCorrupt
+		fr.Action = "failed"
+		fr.Error = &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: fmt.Sprintf("%s: %v", path, err)}
+		return fr
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fail(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	fr.Bytes = fi.Size()
+	r := dsh.NewReader(f, strings.HasSuffix(path, ".zstd"), opts.dshOptions())
+	defer r.Close()
+	h, err := r.Header()
+	if err != nil {
+		return fail(err)
+	}
+	var checker *dsh.Checker
+	if h != nil {
+		fr.SessionID = h.ID
+		checker = dsh.NewChecker(h)
+	}
+	fold := dsh.NewScheduleFold()
+	var foldProblems []dsh.Problem
+	for h != nil {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fail(err)
+		}
+		for i := range rec.Events {
+			ev := &rec.Events[i]
+			checker.Observe(ev, rec.Line)
+			if ev.Type == "schedule/change" && ev.Seq >= h.SeedLength {
+				if p := fold.Apply(ev); p != nil {
+					p.Line = rec.Line
+					foldProblems = append(foldProblems, *p)
+				}
+			}
+		}
+	}
+	res := r.Result()
+	fr.Verdict, fr.Error = res.Verdict, res.Problem
+	fr.Records, fr.LogicalEvents, fr.LastSeq = res.Records, res.Events, res.LastSeq
+	fr.Warnings = append(fr.Warnings, res.Warnings...)
+	if h != nil {
+		fr.Warnings = append(fr.Warnings, identityWarnings(path, h)...)
+		fr.Warnings = append(fr.Warnings, checker.Finish()...)
+		fr.Warnings = append(fr.Warnings, foldProblems...)
+	}
+	return fr
+}

@@ -1,0 +1,496 @@
+package dsh
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Options tunes how strictly a file is read.
+type Options struct {
+	// Strict makes every record-level problem fatal (verdict corrupt). The default is
+	// dsh's own recoverable policy: in a plain file, damage after the last turn/end is
+	// an uncommitted tail that is dropped (verdict recovered).
+	Strict bool
+	// Header options (lenient headers for pre-release writers).
+	Header HeaderOptions
+	// MaxFrameBytes bounds one decoded zstd frame; 0 means 512 MiB.
+	MaxFrameBytes uint64
+}
+
+// Cursor is a resumable position in a session file: everything before it has been
+// read and committed. Offset is physical (a line start in a plain file, a frame start
+// in a .zstd file), Line the last logical line consumed, NextSeq the seq the next
+// event must carry.
+type Cursor struct {
+	Offset        int64 `json:"offset"`
+	Line          int64 `json:"line"`
+	LogicalOffset int64 `json:"logicalOffset"`
+	Frame         int   `json:"frame"`
+	NextSeq       int64 `json:"nextSeq"`
+}
+
+// Result is the verdict on what a Reader has read so far.
+type Result struct {
+	Verdict  Verdict
+	Problem  *Problem // the problem behind a non-ok verdict
+	Warnings []Problem
+	Header   *Header
+	Records  int64 // storage records returned by this reader
+	Events   int64 // logical events returned by this reader
+	LastSeq  int64 // last seq returned, or Cursor.NextSeq-1
+	// Committed is where an incremental re-read resumes. For a torn zstd frame it is
+	// the frame's start, so its recovered records are read again once it completes.
+	Committed Cursor
+	// Dropped reports that bytes from Committed.Offset on were not imported (a torn or
+	// uncommitted tail, or the damaged rest of a corrupt file).
+	Dropped bool
+}
+
+// Reader streams the records of one V0 session file. It never holds the whole file:
+// a plain file is read line by line, a .zstd file frame by frame.
+type Reader struct {
+	opts       Options
+	compressed bool
+	br         *bufio.Reader
+	frames     frameScanner
+	zdec       *zstd.Decoder
+
+	header  *Header
+	rd      recordDecoder
+	lineBuf []byte
+
+	// zstd state: the decoded frame being consumed.
+	frame      []byte
+	framePos   int
+	frameIdx   int
+	frameStart int64
+	frameTorn  bool
+
+	pos       Cursor // position after the last consumed line
+	committed Cursor
+	result    Result
+	done      bool
+}
+
+// NewReader reads a session file from r. compressed selects the .jsonl.zstd container.
+func NewReader(r io.Reader, compressed bool, opts Options) *Reader {
+	if opts.MaxFrameBytes == 0 {
+		opts.MaxFrameBytes = 512 << 20
+	}
+	br := bufio.NewReaderSize(r, 256<<10)
+	rd := &Reader{opts: opts, compressed: compressed, br: br, frameIdx: -1}
+	rd.frames.r = br
+	rd.result.LastSeq = -1
+	return rd
+}
+
+// Resume positions the reader after an earlier import: r must already be at
+// c.Offset, and h is the header read then. Records continue from c.
+func (r *Reader) Resume(h *Header, c Cursor) {
+	r.header = h
+	r.result.Header = h
+	r.pos, r.committed = c, c
+	r.frames.offset = c.Offset
+	r.frameIdx = c.Frame - 1
+	r.result.LastSeq = c.NextSeq - 1
+}
+
+// Header reads and validates the header line. A nil header with a nil error means
+// the file was refused; Result says why.
+func (r *Reader) Header() (*Header, error) {
+	if r.header != nil || r.done {
+		return r.header, nil
+	}
+	line, complete, err := r.nextLine()
+	if err != nil {
+		return nil, err
+	}
+	if r.done {
+		return nil, nil
+	}
+	if line == nil || !complete {
+		if line == nil && r.pos.Offset == 0 && r.frameIdx <= 0 {
+			r.fail(VerdictCorrupt, &Problem{Kind: KindEmptyFile, Line: 0, Offset: 0, Message: "the file is empty: no header line"})
+		} else {
+			r.fail(VerdictCorrupt, &Problem{Kind: KindBadHeader, Line: 1, Offset: 0,
+				Message: "header line 1 is incomplete: the file ends before its newline"})
+		}
+		return nil, nil
+	}
+	h, p, warn := ParseHeader(line, r.opts.Header)
+	if p != nil {
+		v := VerdictCorrupt
+		if p.Kind == KindUnsupportedVersion {
+			v = VerdictUnsupported
+		}
+		r.fail(v, p)
+		return nil, nil
+	}
+	h.Raw = append([]byte(nil), line...)
+	if warn != nil {
+		r.result.Warnings = append(r.result.Warnings, *warn)
+	}
+	r.header = h
+	r.result.Header = h
+	r.commitLine()
+	return h, nil
+}
+
+// Next returns the next valid record, or io.EOF when the file ends or a problem
+// stops reading (Result reports which). Other errors are I/O failures.
+func (r *Reader) Next() (*Record, error) {
+	if r.header == nil {
+		if _, err := r.Header(); err != nil {
+			return nil, err
+		}
+		if r.header == nil {
+			return nil, io.EOF
+		}
+	}
+	for !r.done {
+		lineStart := r.pos
+		line, complete, err := r.nextLine()
+		if err != nil {
+			return nil, err
+		}
+		if r.done {
+			break
+		}
+		if line == nil {
+			r.finish()
+			break
+		}
+		if !complete {
+			r.tornTail(lineStart, "the last line has no newline: a torn write")
+			break
+		}
+		offset := r.problemOffset(lineStart)
+		rec, p := r.rd.decode(line, r.pos.Line, offset)
+		if p == nil {
+			p = r.checkSeqs(rec, offset)
+		}
+		if p != nil {
+			r.recordProblem(p, lineStart)
+			break
+		}
+		rec.Offset = lineStart.LogicalOffset
+		rec.Frame = -1
+		if r.compressed {
+			rec.Frame = r.frameIdx
+		}
+		r.result.Records++
+		r.result.Events += int64(len(rec.Events))
+		r.pos.NextSeq += int64(len(rec.Events))
+		r.result.LastSeq = r.pos.NextSeq - 1
+		r.commitLine()
+		return rec, nil
+	}
+	return nil, io.EOF
+}
+
+// Result reports the verdict so far; after Next returned io.EOF it is final.
+func (r *Reader) Result() Result {
+	res := r.result
+	res.Committed = r.committed
+	if res.Verdict == "" {
+		res.Verdict = VerdictOK
+	}
+	return res
+}
+
+// checkSeqs enforces seq == index from 0 (after packed rows are expanded).
+func (r *Reader) checkSeqs(rec *Record, offset int64) *Problem {
+	want := r.pos.NextSeq
+	for i := range rec.Events {
+		got := rec.Events[i].Seq
+		if got == want {
+			want++
+			continue
+		}
+		what := "a gap"
+		switch {
+		case got == want-1:
+			what = "a duplicate seq (two writers appended to the same session)"
+		case got < want:
+			what = "a backward seq (a stale writer committed after an interruption)"
+		}
+		return problemf(KindSeqGap, rec.Line, offset, "seq break: expected seq %d, got %d: %s", want, got, what)
+	}
+	return nil
+}
+
+// recordProblem applies the corruption policy to the first bad record.
+func (r *Reader) recordProblem(p *Problem, at Cursor) {
+	if r.compressed {
+		if r.frameTorn {
+			// Damage inside the torn final frame is part of the uncommitted tail.
+			r.dropTail(VerdictRecovered, p)
+			return
+		}
+		r.fail(VerdictCorrupt, p)
+		return
+	}
+	if r.opts.Strict || r.laterTurnEnd() {
+		if !r.opts.Strict {
+			p.Message += "; a later turn/end shows this line was committed, so the log is corrupt"
+		}
+		r.fail(VerdictCorrupt, p)
+		return
+	}
+	p.Message += "; nothing after it ends a turn, so it is an uncommitted tail and was dropped"
+	r.dropTail(VerdictRecovered, p)
+}
+
+// laterTurnEnd reports whether any later line of a plain file is a turn/end event:
+// dsh's test of whether damage lies inside the committed region.
+func (r *Reader) laterTurnEnd() bool {
+	for {
+		line, _, err := r.nextLine()
+		if err != nil || line == nil {
+			return false
+		}
+		if !bytes.Contains(line, []byte(`"turn/end"`)) || !jsonValidObject(line) {
+			continue
+		}
+		var typ []byte
+		_ = eachMember(line, func(k, v []byte) error {
+			if string(k) == "type" {
+				typ = v
+			}
+			return nil
+		})
+		if t, _ := jsonString(typ); t == "turn/end" {
+			return true
+		}
+	}
+}
+
+func (r *Reader) tornTail(at Cursor, why string) {
+	r.dropTail(VerdictRecovered, &Problem{Kind: KindTornTail, Line: at.Line + 1,
+		Offset: r.problemOffset(at), Message: fmt.Sprintf("line %d: %s; dropped", at.Line+1, why)})
+}
+
+func (r *Reader) dropTail(v Verdict, p *Problem) {
+	r.result.Dropped = true
+	r.fail(v, p)
+}
+
+func (r *Reader) fail(v Verdict, p *Problem) {
+	r.result.Verdict = v
+	r.result.Problem = p
+	if v != VerdictRecovered {
+		r.result.Dropped = true
+	}
+	r.done = true
+}
+
+// finish runs the end-of-file checks.
+func (r *Reader) finish() {
+	r.done = true
+	if r.header != nil && r.header.SeedLength > r.pos.NextSeq {
+		r.fail(VerdictCorrupt, &Problem{Kind: KindSeedLength, Line: 1, Offset: 0,
+			Message: fmt.Sprintf("header seedLength %d exceeds the %d events in the log", r.header.SeedLength, r.pos.NextSeq)})
+	}
+}
+
+// problemOffset is the physical offset reported for a problem at a position: the
+// line's own offset in a plain file, the frame's start in a .zstd file.
+func (r *Reader) problemOffset(at Cursor) int64 {
+	if r.compressed {
+		return r.frameStart
+	}
+	return at.Offset
+}
+
+// commitLine advances the committed cursor when the consumed line is durable: always
+// in a plain file; in a .zstd file only at the end of a complete frame.
+func (r *Reader) commitLine() {
+	if !r.compressed {
+		r.committed = r.pos
+		return
+	}
+	if r.framePos >= len(r.frame) && !r.frameTorn {
+		r.committed = r.pos
+	}
+}
+
+// nextLine returns the next logical line without its '\n'. complete is false for a
+// final line with no newline. A nil line means a clean end of input.
+func (r *Reader) nextLine() ([]byte, bool, error) {
+	if r.compressed {
+		return r.nextFrameLine()
+	}
+	r.lineBuf = r.lineBuf[:0]
+	for {
+		frag, err := r.br.ReadSlice('\n')
+		if err == nil && len(r.lineBuf) == 0 {
+			r.advance(int64(len(frag)))
+			return frag[:len(frag)-1], true, nil
+		}
+		r.lineBuf = append(r.lineBuf, frag...)
+		switch {
+		case err == nil:
+			r.advance(int64(len(r.lineBuf)))
+			return r.lineBuf[:len(r.lineBuf)-1], true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			if len(r.lineBuf) == 0 {
+				return nil, false, nil
+			}
+			return r.lineBuf, false, nil
+		default:
+			return nil, false, fmt.Errorf("read: %w", err)
+		}
+	}
+}
+
+func (r *Reader) advance(n int64) {
+	r.pos.Offset += n
+	r.pos.LogicalOffset += n
+	r.pos.Line++
+}
+
+// nextFrameLine serves lines out of decoded frames, decoding the next frame when the
+// current one is used up.
+func (r *Reader) nextFrameLine() ([]byte, bool, error) {
+	for r.framePos >= len(r.frame) {
+		if r.frameTorn {
+			r.dropTail(VerdictRecovered, &Problem{Kind: KindTornTail, Line: r.pos.Line + 1, Offset: r.frameStart,
+				Message: fmt.Sprintf("frame %d at byte %d is cut short by the end of the file; its complete records were kept and the partial record from line %d was dropped", r.frameIdx, r.frameStart, r.pos.Line+1)})
+			return nil, false, nil
+		}
+		if err := r.loadFrame(); err != nil || r.done {
+			return nil, false, err
+		}
+		if r.frame == nil {
+			return nil, false, nil
+		}
+	}
+	rest := r.frame[r.framePos:]
+	i := bytes.IndexByte(rest, '\n')
+	if i < 0 {
+		// Only a torn frame keeps a partial record; loadFrame rejects it elsewhere.
+		r.framePos = len(r.frame)
+		return rest, false, nil
+	}
+	r.framePos += i + 1
+	r.pos.LogicalOffset += int64(i + 1)
+	r.pos.Line++
+	if r.framePos >= len(r.frame) && !r.frameTorn {
+		r.pos.Offset = r.frames.offset
+		r.pos.Frame = r.frameIdx + 1
+	}
+	return rest[:i], true, nil
+}
+
+// loadFrame reads and decodes the next frame. It sets r.frame to nil at a clean end.
+func (r *Reader) loadFrame() error {
+	raw, start, err := r.frames.next()
+	r.frameStart = start
+	r.frameIdx++
+	r.frame, r.framePos = nil, 0
+	line := r.pos.Line + 1
+	switch {
+	case err == io.EOF:
+		return nil
+	case errors.Is(err, errTornFrame):
+		r.frameTorn = true
+		r.frame = r.decodePartial(raw)
+		if r.frameIdx == 0 {
+			r.fail(VerdictCorrupt, &Problem{Kind: KindBadHeader, Line: 1, Offset: start,
+				Message: "the header frame is incomplete: the file ends inside frame 0"})
+			return nil
+		}
+		if len(r.frame) == 0 {
+			r.dropTail(VerdictRecovered, &Problem{Kind: KindTornTail, Line: line, Offset: start,
+				Message: fmt.Sprintf("frame %d at byte %d is cut short by the end of the file and holds no complete record; dropped", r.frameIdx, start)})
+			return nil
+		}
+		return nil
+	case err != nil:
+		var fe *frameError
+		if errors.As(err, &fe) {
+			r.fail(VerdictCorrupt, &Problem{Kind: KindBadFrame, Line: line, Offset: start,
+				Message: fmt.Sprintf("frame %d: %s", r.frameIdx, fe.msg)})
+			return nil
+		}
+		return fmt.Errorf("read frame %d: %w", r.frameIdx, err)
+	}
+	if r.zdec == nil {
+		r.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxMemory(r.opts.MaxFrameBytes), zstd.IgnoreChecksum(false))
+		if err != nil {
+			return fmt.Errorf("zstd decoder: %w", err)
+		}
+	}
+	out, err := r.zdec.DecodeAll(raw, r.frame[:0])
+	if err != nil {
+		kind, what := KindBadFrame, "cannot be decompressed"
+		if errors.Is(err, zstd.ErrCRCMismatch) {
+			kind, what = KindBadChecksum, "fails its content checksum"
+		}
+		r.fail(VerdictCorrupt, &Problem{Kind: kind, Line: line, Offset: start,
+			Message: fmt.Sprintf("frame %d at byte %d %s: %v", r.frameIdx, start, what, err)})
+		return nil
+	}
+	if r.frameIdx == 0 && (bytes.IndexByte(out, '\n') != len(out)-1) {
+		r.fail(VerdictCorrupt, &Problem{Kind: KindBadFrame, Line: 1, Offset: start,
+			Message: "first frame is not exactly one header line"})
+		return nil
+	}
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		partial := line + int64(bytes.Count(out, []byte{'\n'}))
+		r.fail(VerdictCorrupt, &Problem{Kind: KindBadFrame, Line: partial, Offset: start,
+			Message: fmt.Sprintf("complete frame %d at byte %d ends in the middle of line %d (a torn record inside committed data)", r.frameIdx, start, partial)})
+		return nil
+	}
+	r.frame = out
+	if len(out) == 0 {
+		// An empty frame holds no records; it is committed as it stands.
+		r.pos.Offset = r.frames.offset
+		r.pos.Frame = r.frameIdx + 1
+		r.committed = r.pos
+	}
+	return nil
+}
+
+// decodePartial stream-decodes what survives of a torn frame and keeps only complete
+// lines, as dsh's repair does.
+func (r *Reader) decodePartial(raw []byte) []byte {
+	zr, err := zstd.NewReader(bytes.NewReader(raw), zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderMaxMemory(r.opts.MaxFrameBytes))
+	if err != nil {
+		return nil
+	}
+	defer zr.Close()
+	var out bytes.Buffer
+	_, _ = io.Copy(&out, zr) // an error is expected: the frame is cut short
+	b := out.Bytes()
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		return b[:i+1]
+	}
+	return nil
+}
+
+// Close releases the decoder.
+func (r *Reader) Close() {
+	if r.zdec != nil {
+		r.zdec.Close()
+		r.zdec = nil
+	}
+}
+
+func jsonValidObject(b []byte) bool {
+	i := skipSpace(b, 0)
+	return i < len(b) && b[i] == '{' && json.Valid(b)
+}
+
+// Committed returns the resumable position after the last durable record read.
+func (r *Reader) Committed() Cursor { return r.committed }

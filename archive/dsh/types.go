@@ -1,0 +1,133 @@
+// Package dsh decodes DeepSeek Harness (dsh) Session V0 logs: the physical container
+// (plain .jsonl or multi-frame .jsonl.zstd), the header, storage records (plain events
+// and packed chunk rows) and range-encoded sourceEventSeqs, with a verdict per file.
+//
+// The package is pure: it reads bytes and returns typed records and problems. Storage
+// lives in the parent archive package.
+package dsh
+
+import "encoding/json"
+
+// Verdict is the outcome of reading one session file.
+type Verdict string
+
+// Verdicts, from best to worst.
+const (
+	VerdictOK          Verdict = "ok"          // every record decoded
+	VerdictRecovered   Verdict = "recovered"   // a torn or uncommitted tail was dropped; the rest is intact
+	VerdictCorrupt     Verdict = "corrupt"     // damage inside committed data; only the valid prefix is usable
+	VerdictUnsupported Verdict = "unsupported" // a header version this importer does not read
+)
+
+// Kind is a stable slug naming a class of problem. Kinds are a public interface
+// (the CLI's --json output and tests rely on them); never rename one.
+type Kind string
+
+// Problem kinds. Fatal or tail-dropping problems first, then semantic warnings.
+const (
+	KindEmptyFile          Kind = "empty-file"
+	KindBadHeader          Kind = "bad-header"
+	KindUnsupportedVersion Kind = "unsupported-version"
+	KindTornTail           Kind = "torn-tail"
+	KindBadFrame           Kind = "bad-frame"
+	KindBadChecksum        Kind = "bad-checksum"
+	KindBadJSON            Kind = "bad-json"
+	KindBadEvent           Kind = "bad-event"
+	KindMalformedPackedRow Kind = "malformed-packed-row"
+	KindBadSourceSeqs      Kind = "bad-source-seqs"
+	KindBadSurfaceOp       Kind = "bad-surface-op"
+	KindSeqGap             Kind = "seq-gap"
+	KindSeedLength         Kind = "bad-seed-length"
+	KindIOError            Kind = "io-error"
+
+	// Warnings: reported, never fatal.
+	KindIdentityMismatch Kind = "identity-mismatch"
+	KindUnknownEvent     Kind = "unknown-event"
+	KindLegacyEvent      Kind = "legacy-event"
+	KindLenientHeader    Kind = "lenient-header"
+	KindSurface          Kind = "surface"
+	KindTurnNesting      Kind = "turn-nesting"
+	KindUnpairedTool     Kind = "unpaired-tool"
+	KindUnpairedApproval Kind = "unpaired-approval"
+	KindUnpairedCommand  Kind = "unpaired-command"
+	KindUnpairedRetry    Kind = "unpaired-retry"
+	KindCompaction       Kind = "compaction"
+	KindSchedule         Kind = "schedule"
+	KindTitle            Kind = "title"
+	KindInterruptedTail  Kind = "interrupted-tail"
+)
+
+// Problem is one finding about a file. Line is the 1-based line of the logical
+// (decompressed) JSONL, the header being line 1; 0 when not tied to a line. Offset is
+// the byte offset in the physical file (for .zstd, the start of the frame) or -1.
+type Problem struct {
+	Kind    Kind   `json:"kind"`
+	Line    int64  `json:"line"`
+	Offset  int64  `json:"offset"`
+	Seq     int64  `json:"seq,omitempty"`
+	Message string `json:"message"`
+}
+
+func (p *Problem) Error() string { return p.Message }
+
+// Header is the decoded physical header line.
+type Header struct {
+	Raw             []byte `json:"-"` // the exact header line, without its newline
+	Version         int64  `json:"version"`
+	ID              string `json:"id"`
+	CreatedAt       int64  `json:"createdAt"`
+	Cwd             string `json:"cwd,omitempty"`
+	HasCwd          bool   `json:"-"`
+	ParentSession   string `json:"parentSession,omitempty"`
+	SeedLength      int64  `json:"seedLength,omitempty"`
+	IsSeeded        bool   `json:"isSeeded"`
+	Origin          string `json:"origin,omitempty"`
+	DelegationDepth int64  `json:"delegationDepth"`
+	AgentPreset     string `json:"agentPreset,omitempty"`
+}
+
+// Packed row tags.
+const (
+	RowTextChunks      = "text-chunks"
+	RowReasoningChunks = "reasoning-chunks"
+	RowToolCallChunks  = "tool-call-chunks"
+)
+
+// Record is one storage line after the header: a plain event or a packed chunk row.
+type Record struct {
+	Line   int64  // 1-based logical line number (header = 1)
+	Offset int64  // byte offset of the line in the logical (decompressed) stream
+	Frame  int    // zstd frame index holding the line; -1 for plain files
+	Raw    []byte // the exact line without '\n'; valid until the next call to Next
+	Packed string // the row tag for a packed row, else ""
+	Events []Event
+}
+
+// Event is one logical event. For packed-row members Data is nil and Chunk is set.
+type Event struct {
+	Seq    int64
+	Time   int64
+	Type   string
+	Member int // index within a packed row; -1 for a plain event
+
+	Data            json.RawMessage // plain events: the raw data value
+	HasSourceSeqs   bool
+	SourceEventSeqs []int64         // expanded
+	SourceSeqsRaw   json.RawMessage // as written (may be range-encoded)
+	SurfaceOp       json.RawMessage // raw surfaceOp or nil
+	Ignorable       bool
+
+	Chunk *Chunk // packed members only
+}
+
+// Chunk is an expanded packed-row member (an assistant/chunk delta).
+type Chunk struct {
+	Kind    string // text-delta, reasoning-delta, tool-call-delta
+	Turn    int64
+	Step    int64
+	Index   int64
+	Text    string // text/reasoning delta, or argumentsDelta for tool calls
+	ID      string // tool call id
+	Name    string
+	HasName bool
+}

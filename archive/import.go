@@ -1,0 +1,406 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/logbook/logbook/archive/dsh"
+)
+
+// ImportOptions tunes an import run.
+type ImportOptions struct {
+	Strict         bool // every record-level problem is fatal
+	LenientHeaders bool // accept headers without delegationDepth (pre-release writers)
+	// Progress, when set, is called as files are read (bytes of the current file).
+	Progress func(Progress)
+	// BatchRecords commits a long file every this many records so the WAL and a crash
+	// stay bounded; 0 means 20,000.
+	BatchRecords int
+}
+
+// Progress reports how far an import has come.
+type Progress struct {
+	File       string
+	FileIndex  int
+	Files      int
+	FileBytes  int64 // bytes of the current file read so far
+	FileSize   int64
+	DoneBytes  int64 // bytes of finished files
+	TotalBytes int64
+}
+
+func (o ImportOptions) dshOptions() dsh.Options {
+	return dsh.Options{Strict: o.Strict, Header: dsh.HeaderOptions{Lenient: o.LenientHeaders}}
+}
+
+// fileRow is the stored state of one imported file.
+type fileRow struct {
+	id         int64
+	sessionPK  sql.NullInt64
+	size       int64
+	mtime      int64
+	inode      int64
+	headHash   []byte
+	tailHash   []byte
+	cursor     *dsh.Cursor
+	verdict    string
+	generation int64
+	gone       bool
+}
+
+// identity is what a stat tells about a file.
+type identity struct{ size, mtime, inode int64 }
+
+func statIdentity(fi os.FileInfo) identity {
+	id := identity{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.inode = int64(st.Ino)
+	}
+	return id
+}
+
+// Import imports every session file found under paths (or the default roots when
+// paths is empty). One bad file never stops the others; files that disappeared from a
+// walked root are marked gone upstream and stay archived.
+func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) (*ImportReport, error) {
+	if len(paths) == 0 {
+		paths = DefaultRoots()
+	}
+	d := Discover(paths)
+	rep := &ImportReport{Files: []FileReport{}, Gone: []string{}}
+	for p, why := range d.Errors {
+		rep.Files = append(rep.Files, FileReport{Path: p, Verdict: dsh.VerdictCorrupt, Action: "failed", LastSeq: -1,
+			Error: &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: fmt.Sprintf("%s: %s", p, why)}, Warnings: []dsh.Problem{}})
+	}
+	var total int64
+	sizes := make([]int64, len(d.Files))
+	for i, f := range d.Files {
+		if fi, err := os.Stat(f); err == nil {
+			sizes[i] = fi.Size()
+			total += sizes[i]
+		}
+	}
+	var done int64
+	for i, f := range d.Files {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		fo := opts
+		if opts.Progress != nil {
+			base := done
+			fo.Progress = func(p Progress) {
+				p.FileIndex, p.Files, p.DoneBytes, p.TotalBytes = i, len(d.Files), base, total
+				opts.Progress(p)
+			}
+			fo.Progress(Progress{File: f, FileSize: sizes[i]})
+		}
+		fr := s.ImportFile(ctx, f, fo)
+		rep.Files = append(rep.Files, fr)
+		done += sizes[i]
+	}
+	gone, err := s.markGone(ctx, d.Roots)
+	if err != nil {
+		return rep, err
+	}
+	rep.Gone = gone
+	rep.Summary = summarize(rep.Files)
+	return rep, nil
+}
+
+func summarize(files []FileReport) Summary {
+	var sum Summary
+	for _, f := range files {
+		sum.Files++
+		switch f.Verdict {
+		case dsh.VerdictOK:
+			sum.OK++
+		case dsh.VerdictRecovered:
+			sum.Recovered++
+		case dsh.VerdictCorrupt:
+			sum.Corrupt++
+		case dsh.VerdictUnsupported:
+			sum.Unsupp++
+		}
+		if f.Changed {
+			sum.Changed++
+		} else {
+			sum.Unchanged++
+		}
+		sum.Events += f.LogicalEvents
+		sum.Bytes += f.Bytes
+	}
+	return sum
+}
+
+// ImportFile imports one session file incrementally: an unchanged file is skipped on
+// its stat alone, an appended one is read from its cursor, and a rewritten one is
+// read again with the lines it replaced kept as superseded records.
+func (s *Store) ImportFile(ctx context.Context, path string, opts ImportOptions) FileReport {
+	fr, err := s.importFile(ctx, path, opts)
+	if err != nil {
+		s.Logger.Error("import failed", "path", path, "err", err)
+		fr.Verdict = dsh.VerdictCorrupt
+		fr.Action = "failed"
+		fr.Error = &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: fmt.Sprintf("%s: %v", path, err)}
+	}
+	if fr.Warnings == nil {
+		fr.Warnings = []dsh.Problem{}
+	}
+	return fr
+}
+
+func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions) (FileReport, error) {
+	fr := FileReport{Path: path, LastSeq: -1}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fr, err
+	}
+	id := statIdentity(fi)
+	row, err := s.fileRow(ctx, path)
+	if err != nil {
+		return fr, err
+	}
+	if row != nil && !row.gone && row.size == id.size && row.mtime == id.mtime && row.inode == id.inode {
+		return s.storedReport(ctx, path, "unchanged")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fr, err
+	}
+	defer f.Close()
+	compressed := strings.HasSuffix(path, ".zstd")
+
+	if row != nil && row.cursor != nil && row.sessionPK.Valid && id.size >= row.cursor.Offset {
+		same, err := sameCommittedPrefix(f, row)
+		if err != nil {
+			return fr, err
+		}
+		if same {
+			return s.importAppend(ctx, f, fi, id, row, compressed, opts)
+		}
+	}
+	return s.importFull(ctx, f, fi, id, row, compressed, opts)
+}
+
+// sameCommittedPrefix checks that the bytes an earlier import committed are still
+// there: the first bytes (header) and the 4 KiB before the cursor hash the same.
+func sameCommittedPrefix(f *os.File, row *fileRow) (bool, error) {
+	head, tail, err := prefixHashes(f, row.cursor.Offset)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(head, row.headHash) && bytes.Equal(tail, row.tailHash), nil
+}
+
+// prefixHashes hashes the first min(256, off) bytes and the min(4096, off) bytes
+// before off.
+func prefixHashes(f *os.File, off int64) ([]byte, []byte, error) {
+	hn := min(off, 256)
+	head := make([]byte, hn)
+	if _, err := f.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("read head: %w", err)
+	}
+	tn := min(off, 4096)
+	tail := make([]byte, tn)
+	if _, err := f.ReadAt(tail, off-tn); err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("read tail: %w", err)
+	}
+	h1, h2 := sha256.Sum256(head), sha256.Sum256(tail)
+	return h1[:], h2[:], nil
+}
+
+// progressReader counts bytes for progress reports.
+type progressReader struct {
+	r    io.Reader
+	n    int64
+	size int64
+	path string
+	fn   func(Progress)
+	last int64
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	if p.fn != nil && (p.n-p.last >= 4<<20 || err != nil) {
+		p.last = p.n
+		p.fn(Progress{File: p.path, FileBytes: p.n, FileSize: p.size})
+	}
+	return n, err
+}
+
+// importFull reads a file from its start: a new file, or one rewritten upstream.
+func (s *Store) importFull(ctx context.Context, f *os.File, fi os.FileInfo, id identity, row *fileRow, compressed bool, opts ImportOptions) (FileReport, error) {
+	path := f.Name()
+	pr := &progressReader{r: f, size: id.size, path: path, fn: opts.Progress}
+	r := dsh.NewReader(pr, compressed, opts.dshOptions())
+	defer r.Close()
+	h, err := r.Header()
+	if err != nil {
+		return FileReport{Path: path, LastSeq: -1}, err
+	}
+	action := "new"
+	if row != nil {
+		action = "rewritten"
+	}
+	if h == nil { // refused: unsupported version or a bad header
+		res := r.Result()
+		if err := s.saveRefused(ctx, f, id, row, compressed, res); err != nil {
+			return FileReport{Path: path, LastSeq: -1}, err
+		}
+		return s.storedReport(ctx, path, action)
+	}
+	job := &importJob{store: s, path: path, file: f, id: id, row: row, compressed: compressed,
+		reader: r, header: h, opts: opts, action: action, progress: pr}
+	if err := job.run(ctx, nil); err != nil {
+		return FileReport{Path: path, LastSeq: -1}, err
+	}
+	return s.storedReport(ctx, path, job.action)
+}
+
+// importAppend resumes reading after the stored cursor.
+func (s *Store) importAppend(ctx context.Context, f *os.File, fi os.FileInfo, id identity, row *fileRow, compressed bool, opts ImportOptions) (FileReport, error) {
+	path := f.Name()
+	var headerRaw string
+	if err := s.read.QueryRowContext(ctx, `SELECT header_raw FROM sessions WHERE pk = ?`, row.sessionPK.Int64).Scan(&headerRaw); err != nil {
+		return FileReport{Path: path, LastSeq: -1}, fmt.Errorf("load header: %w", err)
+	}
+	h, p, _ := dsh.ParseHeader([]byte(headerRaw), dsh.HeaderOptions{Lenient: true})
+	if p != nil {
+		return FileReport{Path: path, LastSeq: -1}, fmt.Errorf("stored header no longer parses: %s", p.Message)
+	}
+	h.Raw = []byte(headerRaw)
+	if _, err := f.Seek(row.cursor.Offset, io.SeekStart); err != nil {
+		return FileReport{Path: path, LastSeq: -1}, err
+	}
+	pr := &progressReader{r: f, size: id.size, path: path, fn: opts.Progress, n: row.cursor.Offset}
+	r := dsh.NewReader(pr, compressed, opts.dshOptions())
+	defer r.Close()
+	r.Resume(h, *row.cursor)
+	job := &importJob{store: s, path: path, file: f, id: id, row: row, compressed: compressed,
+		reader: r, header: h, opts: opts, action: "appended", progress: pr, bytesFrom: row.cursor.Offset}
+	if err := job.run(ctx, row); err != nil {
+		return FileReport{Path: path, LastSeq: -1}, err
+	}
+	return s.storedReport(ctx, path, job.action)
+}
+
+// newZstdEncoder returns the encoder used for stored blobs and long lines.
+func newZstdEncoder() *zstd.Encoder {
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	return enc
+}
+
+// fileRow loads the stored state of a file, or nil.
+func (s *Store) fileRow(ctx context.Context, path string) (*fileRow, error) {
+	var r fileRow
+	var cursor sql.NullString
+	err := s.write.QueryRowContext(ctx, `
+		SELECT id, session_pk, size, mtime_ns, inode, head_hash, tail_hash, cursor, verdict, generation, gone
+		FROM files WHERE path = ?`, path).Scan(&r.id, &r.sessionPK, &r.size, &r.mtime, &r.inode,
+		&r.headHash, &r.tailHash, &cursor, &r.verdict, &r.generation, &r.gone)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load file %s: %w", path, err)
+	}
+	if cursor.Valid {
+		r.cursor = new(dsh.Cursor)
+		if err := json.Unmarshal([]byte(cursor.String), r.cursor); err != nil {
+			r.cursor = nil
+		}
+	}
+	return &r, nil
+}
+
+// storedReport builds a file's report from what the archive holds.
+func (s *Store) storedReport(ctx context.Context, path, action string) (FileReport, error) {
+	fr := FileReport{Path: path, Action: action, Changed: action != "unchanged", Warnings: []dsh.Problem{}}
+	var fileID int64
+	var sid, kind, msg sql.NullString
+	var line, off sql.NullInt64
+	err := s.write.QueryRowContext(ctx, `
+		SELECT f.id, s.id, f.verdict, f.error_kind, f.error_line, f.error_offset, f.error_message,
+		       f.records, f.events, f.last_seq
+		FROM files f LEFT JOIN sessions s ON s.pk = f.session_pk
+		WHERE f.path = ?`, path).Scan(&fileID, &sid, &fr.Verdict, &kind, &line, &off, &msg,
+		&fr.Records, &fr.LogicalEvents, &fr.LastSeq)
+	if err != nil {
+		return fr, fmt.Errorf("load report %s: %w", path, err)
+	}
+	fr.SessionID = sid.String
+	if kind.Valid {
+		fr.Error = &dsh.Problem{Kind: dsh.Kind(kind.String), Line: line.Int64, Offset: off.Int64, Message: msg.String}
+	}
+	rows, err := s.write.QueryContext(ctx, `
+		SELECT kind, COALESCE(line, 0), COALESCE(offset, -1), COALESCE(seq, 0), message
+		FROM problems WHERE file_id = ? AND severity = 'warning' ORDER BY rowid`, fileID)
+	if err != nil {
+		return fr, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p dsh.Problem
+		if err := rows.Scan(&p.Kind, &p.Line, &p.Offset, &p.Seq, &p.Message); err != nil {
+			return fr, err
+		}
+		fr.Warnings = append(fr.Warnings, p)
+	}
+	return fr, rows.Err()
+}
+
+// markGone flags files under the walked roots that no longer exist, and their
+// sessions, as gone upstream. Their archived data stays.
+func (s *Store) markGone(ctx context.Context, roots []string) ([]string, error) {
+	var gone []string
+	for _, root := range roots {
+		prefix := strings.TrimSuffix(root, string(filepath.Separator)) + string(filepath.Separator)
+		rows, err := s.write.QueryContext(ctx, `SELECT id, path FROM files WHERE gone = 0 AND substr(path, 1, ?) = ?`, len(prefix), prefix)
+		if err != nil {
+			return nil, err
+		}
+		type cand struct {
+			id   int64
+			path string
+		}
+		var cands []cand
+		for rows.Next() {
+			var c cand
+			if err := rows.Scan(&c.id, &c.path); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			cands = append(cands, c)
+		}
+		rows.Close()
+		for _, c := range cands {
+			if _, err := os.Lstat(c.path); !errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if _, err := s.write.ExecContext(ctx, `UPDATE files SET gone = 1 WHERE id = ?`, c.id); err != nil {
+				return nil, err
+			}
+			var sid sql.NullString
+			_ = s.write.QueryRowContext(ctx, `
+				UPDATE sessions SET health = 'gone' WHERE pk = (SELECT session_pk FROM files WHERE id = ?)
+				RETURNING id`, c.id).Scan(&sid)
+			if sid.Valid {
+				gone = append(gone, sid.String)
+			}
+		}
+	}
+	return gone, nil
+}

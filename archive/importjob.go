@@ -1,0 +1,501 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/logbook/logbook/archive/dsh"
+)
+
+// importJob carries one file's import through its transactions.
+type importJob struct {
+	store      *Store
+	path       string
+	file       *os.File
+	id         identity
+	row        *fileRow
+	compressed bool
+	reader     *dsh.Reader
+	header     *dsh.Header
+	opts       ImportOptions
+	action     string
+	progress   *progressReader
+	bytesFrom  int64
+
+	pk      int64
+	maxLine int64
+	checker *dsh.Checker
+	zenc    *zstd.Encoder
+	ld      dsh.LineDecoder
+}
+
+// run imports the records the reader yields. prev is the stored row when resuming
+// after a cursor (append), nil for a full read.
+func (j *importJob) run(ctx context.Context, prev *fileRow) error {
+	s := j.store
+	j.zenc = newZstdEncoder()
+	defer j.zenc.Close()
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { tx.Rollback() }()
+
+	st, dup, err := j.openSession(ctx, tx, prev)
+	if err != nil {
+		return err
+	}
+	if dup != "" {
+		return j.saveDuplicate(ctx, tx, dup)
+	}
+	proj, err := newProjector(ctx, tx, j.pk, st, j.checker, j.zenc)
+	if err != nil {
+		return err
+	}
+	batch := j.opts.BatchRecords
+	if batch <= 0 {
+		batch = 20000
+	}
+	n := 0
+	for {
+		rec, err := j.reader.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			proj.close()
+			return err
+		}
+		if rec.Line <= j.maxLine {
+			// Already archived (the recovered part of a torn frame): it must not have
+			// changed, or the file was rewritten behind the cursor.
+			if err := j.verifyStored(ctx, tx, rec); err != nil {
+				proj.close()
+				return err
+			}
+			continue
+		}
+		if err := proj.record(rec); err != nil {
+			proj.close()
+			return fmt.Errorf("line %d: %w", rec.Line, err)
+		}
+		for i := range rec.Events {
+			if err := proj.observe(&rec.Events[i], rec.Line); err != nil {
+				proj.close()
+				return fmt.Errorf("line %d: %w", rec.Line, err)
+			}
+		}
+		n++
+		if n >= batch && j.reader.Committed().Line == rec.Line {
+			// Commit a durable prefix so a crash or a huge file never holds one giant
+			// transaction; the cursor saved with it is where a later run resumes.
+			n = 0
+			if err := j.saveProgress(ctx, tx, proj.st); err != nil {
+				proj.close()
+				return err
+			}
+			proj.close()
+			if err := tx.Commit(); err != nil {
+				return err
+			}
+			if tx, err = s.write.BeginTx(ctx, nil); err != nil {
+				return err
+			}
+			if proj, err = newProjector(ctx, tx, j.pk, proj.st, j.checker, j.zenc); err != nil {
+				return err
+			}
+		}
+	}
+	defer proj.close()
+	res := j.reader.Result()
+	if res.Records == 0 && j.action == "appended" && res.Verdict == dsh.VerdictOK {
+		j.action = "unchanged"
+	}
+	warnings := append([]dsh.Problem{}, res.Warnings...)
+	warnings = append(warnings, j.identityWarnings()...)
+	warnings = append(warnings, j.checker.Finish()...)
+	folded, err := j.foldSchedules(ctx, tx)
+	if err != nil {
+		return err
+	}
+	warnings = append(warnings, folded...)
+	if err := j.saveSession(ctx, tx, proj.st, res.Verdict); err != nil {
+		return err
+	}
+	if err := j.saveFile(ctx, tx, res, proj.st, warnings); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// openSession finds or creates the session row and prepares the checker. It returns
+// the owner path when another live file already archives this session.
+func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) (projState, string, error) {
+	var st projState
+	st.LastSeq = -1
+	j.checker = dsh.NewChecker(j.header)
+	if prev != nil { // append: continue the stored session
+		j.pk = prev.sessionPK.Int64
+		if err := j.loadState(ctx, tx, &st); err != nil {
+			return st, "", err
+		}
+		return st, "", j.replay(ctx, tx)
+	}
+	h := j.header
+	var owner sql.NullString
+	var ownerGone sql.NullBool
+	err := tx.QueryRowContext(ctx, `
+		SELECT s.pk, f.path, f.gone FROM sessions s
+		LEFT JOIN files f ON f.session_pk = s.pk AND f.path != ?
+		WHERE s.id = ?`, j.path, h.ID).Scan(&j.pk, &owner, &ownerGone)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		var seed any
+		if h.IsSeeded {
+			seed = h.SeedLength
+		}
+		err = tx.QueryRowContext(ctx, `
+			INSERT INTO sessions (id, agent, header_raw, version, created_at, cwd, project, parent_session,
+				seed_length, origin, delegation_depth, agent_preset, health, updated_at)
+			VALUES (?, 'dsh', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)
+			RETURNING pk`, h.ID, string(h.Raw), h.Version, h.CreatedAt, nullStr(h.Cwd), h.Cwd,
+			nullStr(h.ParentSession), seed, nullStr(h.Origin), h.DelegationDepth, nullStr(h.AgentPreset),
+			j.store.Now().UnixMilli()).Scan(&j.pk)
+		if err != nil {
+			return st, "", fmt.Errorf("create session %s: %w", h.ID, err)
+		}
+		return st, "", nil
+	case err != nil:
+		return st, "", fmt.Errorf("find session %s: %w", h.ID, err)
+	}
+	if owner.Valid && !ownerGone.Bool {
+		if _, statErr := os.Stat(owner.String); statErr == nil {
+			return st, owner.String, nil
+		}
+	}
+	// Rewritten upstream, or moved here from a path that is gone: keep what was
+	// archived as superseded lines, then read the file afresh.
+	j.action = "rewritten"
+	now := j.store.Now().UnixMilli()
+	stmts := []string{
+		`INSERT INTO superseded_records (session_pk, seq0, line, enc, raw, superseded_at)
+		 SELECT session_pk, seq0, line, enc, raw, ? FROM records WHERE session_pk = ?`,
+		`DELETE FROM records WHERE session_pk = ?`,
+		`DELETE FROM messages WHERE session_pk = ?`,
+		`DELETE FROM tool_calls WHERE session_pk = ?`,
+		`DELETE FROM approvals WHERE session_pk = ?`,
+		`DELETE FROM compactions WHERE session_pk = ?`,
+		`DELETE FROM schedules WHERE session_pk = ?`,
+	}
+	for i, q := range stmts {
+		args := []any{j.pk}
+		if i == 0 {
+			args = []any{now, j.pk}
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return st, "", fmt.Errorf("supersede %s: %w", h.ID, err)
+		}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE sessions SET header_raw = ?, cwd = ?, project = ?, parent_session = ?,
+		seed_length = ?, origin = ?, delegation_depth = ?, agent_preset = ?, state = NULL WHERE pk = ?`,
+		string(h.Raw), nullStr(h.Cwd), h.Cwd, nullStr(h.ParentSession), seedArg(h), nullStr(h.Origin),
+		h.DelegationDepth, nullStr(h.AgentPreset), j.pk)
+	return st, "", err
+}
+
+func seedArg(h *dsh.Header) any {
+	if h.IsSeeded {
+		return h.SeedLength
+	}
+	return nil
+}
+
+func (j *importJob) loadState(ctx context.Context, tx *sql.Tx, st *projState) error {
+	var raw sql.NullString
+	if err := tx.QueryRowContext(ctx, `SELECT state FROM sessions WHERE pk = ?`, j.pk).Scan(&raw); err != nil {
+		return fmt.Errorf("load session state: %w", err)
+	}
+	if raw.Valid {
+		if err := json.Unmarshal([]byte(raw.String), st); err != nil {
+			return fmt.Errorf("session state: %w", err)
+		}
+	}
+	return tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(line), 1) FROM records WHERE session_pk = ?`, j.pk).Scan(&j.maxLine)
+}
+
+// replay rebuilds the semantic checker (and its surface) from the archived records,
+// so checks on appended events see the whole session without re-reading the file.
+func (j *importJob) replay(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT line, enc, raw FROM records WHERE session_pk = ? ORDER BY seq0`, j.pk)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var line int64
+		var enc int
+		var raw []byte
+		if err := rows.Scan(&line, &enc, &raw); err != nil {
+			return err
+		}
+		if raw, err = decodeRaw(enc, raw); err != nil {
+			return err
+		}
+		rec, p := j.ld.Decode(raw, line)
+		if p != nil {
+			return fmt.Errorf("archived line %d no longer decodes: %s", line, p.Message)
+		}
+		for i := range rec.Events {
+			j.checker.Observe(&rec.Events[i], line)
+		}
+	}
+	return rows.Err()
+}
+
+// verifyStored checks a re-read line against the archived copy.
+func (j *importJob) verifyStored(ctx context.Context, tx *sql.Tx, rec *dsh.Record) error {
+	var enc int
+	var raw []byte
+	err := tx.QueryRowContext(ctx, `SELECT enc, raw FROM records WHERE session_pk = ? AND line = ?`, j.pk, rec.Line).Scan(&enc, &raw)
+	if err == nil {
+		raw, err = decodeRaw(enc, raw)
+	}
+	if err != nil || !bytes.Equal(raw, rec.Raw) {
+		return fmt.Errorf("line %d differs from the archived copy: the file was rewritten behind its cursor; re-import it after `logbook import` detects the rewrite", rec.Line)
+	}
+	return nil
+}
+
+// identityWarnings compares the folder names dsh derives from the header with the
+// file's location, when the file sits in a dsh-shaped root.
+func (j *importJob) identityWarnings() []dsh.Problem { return identityWarnings(j.path, j.header) }
+
+func identityWarnings(path string, h *dsh.Header) []dsh.Problem {
+	dir := filepath.Dir(path)
+	project := filepath.Base(filepath.Dir(dir))
+	if !(len(project) > 4 && project[:2] == "--") && project != dsh.NoCwdDir {
+		return nil
+	}
+	var out []dsh.Problem
+	if seg, err := dsh.EncodeSegment(h.ID); err == nil && seg != filepath.Base(dir) {
+		out = append(out, dsh.Problem{Kind: dsh.KindIdentityMismatch, Line: 1, Offset: 0,
+			Message: fmt.Sprintf("header id %q belongs in folder %q, but the file is in %q", h.ID, seg, filepath.Base(dir))})
+	}
+	want := dsh.NoCwdDir
+	if h.HasCwd {
+		want = dsh.ProjectKey(h.Cwd)
+	}
+	if want != project {
+		out = append(out, dsh.Problem{Kind: dsh.KindIdentityMismatch, Line: 1, Offset: 0,
+			Message: fmt.Sprintf("header cwd %q belongs in project folder %q, but the file is in %q", h.Cwd, want, project)})
+	}
+	return out
+}
+
+// foldSchedules re-folds the session's own schedule/change events (from seedLength
+// on; a fork never adopts its parent's reminders) into the schedules table.
+func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]dsh.Problem, error) {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT line, enc, raw FROM records
+		WHERE session_pk = ? AND type = 'schedule/change' AND seq0 >= ?
+		ORDER BY seq0`, j.pk, j.header.SeedLength)
+	if err != nil {
+		return nil, err
+	}
+	fold := dsh.NewScheduleFold()
+	var problems []dsh.Problem
+	found := false
+	for rows.Next() {
+		found = true
+		var line int64
+		var enc int
+		var raw []byte
+		if err := rows.Scan(&line, &enc, &raw); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if raw, err = decodeRaw(enc, raw); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		rec, p := j.ld.Decode(raw, line)
+		if p != nil {
+			continue
+		}
+		if p := fold.Apply(&rec.Events[0]); p != nil {
+			p.Line = line
+			problems = append(problems, *p)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM schedules WHERE session_pk = ?`, j.pk); err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, nil
+	}
+	for _, sc := range fold.Schedules() {
+		var after, every, ended, accepted any
+		if sc.Kind == "after" {
+			after = sc.AfterSeconds
+		}
+		if sc.Kind == "every" {
+			every = sc.EverySeconds
+		}
+		if sc.EndedSeq != 0 || sc.Status != dsh.ScheduleActive {
+			ended = sc.EndedSeq
+		}
+		if !sc.LastAcceptedAt.IsZero() {
+			accepted = sc.LastAcceptedAt.UnixMilli()
+		}
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO schedules (session_pk, schedule_id, kind, prompt, after_seconds, every_seconds, scheduled_at,
+				status, created_seq, created_at, ended_seq, dispatch_count, last_accepted_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			j.pk, sc.ID, sc.Kind, sc.Prompt, after, every, sc.ScheduledAt.UnixMilli(), sc.Status,
+			sc.CreatedSeq, sc.CreatedAt, ended, sc.DispatchCount, accepted); err != nil {
+			return nil, fmt.Errorf("save schedule %s: %w", sc.ID, err)
+		}
+	}
+	return problems, nil
+}
+
+// saveSession writes the projection's totals onto the session row.
+func (j *importJob) saveSession(ctx context.Context, tx *sql.Tx, st projState, v dsh.Verdict) error {
+	state, _ := json.Marshal(st)
+	models, _ := json.Marshal(append([]string{}, st.Models...))
+	_, err := tx.ExecContext(ctx, `
+		UPDATE sessions SET title = ?, title_source = ?, models = ?, first_time = ?, last_time = ?,
+			record_count = ?, event_count = ?, turn_count = ?, message_count = ?, tool_call_count = ?,
+			input_tokens = ?, output_tokens = ?, reasoning_tokens = ?, cached_tokens = ?,
+			health = ?, last_end_seed = ?, policy = ?, sandbox_mode = ?, permission_preset = ?,
+			state = ?, updated_at = ?
+		WHERE pk = ?`,
+		nullStr(st.Title), nullStr(st.TitleSource), string(models), st.FirstTime, nullZero(st.LastTime),
+		st.Records, st.Events, st.Turns, st.Messages, st.ToolCalls,
+		st.Tokens.Input, st.Tokens.Output, st.Tokens.Reasoning, st.Tokens.CacheRead,
+		string(v), st.LastEndSeed, nullStr(st.Policy), nullStr(st.Sandbox), nullStr(st.Preset),
+		string(state), j.store.Now().UnixMilli(), j.pk)
+	if err != nil {
+		return fmt.Errorf("save session: %w", err)
+	}
+	return nil
+}
+
+func nullZero(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+// saveProgress records a durable intermediate point: the session totals and a cursor,
+// with the file's size left unknown so the next run resumes rather than skips.
+func (j *importJob) saveProgress(ctx context.Context, tx *sql.Tx, st projState) error {
+	if err := j.saveSession(ctx, tx, st, dsh.VerdictOK); err != nil {
+		return err
+	}
+	res := j.reader.Result()
+	res.Verdict = dsh.VerdictOK
+	res.Problem = nil
+	res.Dropped = false
+	saved := j.id
+	j.id.size = -1
+	defer func() { j.id = saved }()
+	return j.saveFile(ctx, tx, res, st, nil)
+}
+
+// saveFile upserts the file row, its problems and any bytes that were not imported.
+func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st projState, warnings []dsh.Problem) error {
+	cur := res.Committed
+	head, tail, err := prefixHashes(j.file, cur.Offset)
+	if err != nil {
+		return err
+	}
+	cursor, _ := json.Marshal(cur)
+	var pk any
+	if j.pk != 0 {
+		pk = j.pk
+	}
+	fileID, err := upsertFile(ctx, tx, fileUpsert{
+		path: j.path, compressed: j.compressed, sessionPK: pk, id: j.id, head: head, tail: tail,
+		cursor: string(cursor), verdict: res.Verdict, problem: res.Problem,
+		records: st.Records, events: st.Events, lastSeq: st.LastSeq, now: j.store.Now().UnixMilli(),
+		rewritten: j.action == "rewritten",
+	})
+	if err != nil {
+		return err
+	}
+	if err := saveProblems(ctx, tx, fileID, res.Problem, warnings); err != nil {
+		return err
+	}
+	if !res.Dropped {
+		return nil
+	}
+	kind, from := "tail", cur.Offset
+	if res.Verdict != dsh.VerdictRecovered {
+		kind, from = "original", 0
+	}
+	return saveBlob(ctx, tx, j.file, fileID, kind, from, j.zenc, j.store.Now().UnixMilli())
+}
+
+// saveDuplicate records a file whose session another live file already archives:
+// its verdict is still computed, but its records are not stored twice.
+func (j *importJob) saveDuplicate(ctx context.Context, tx *sql.Tx, owner string) error {
+	for {
+		_, err := j.reader.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	res := j.reader.Result()
+	j.action = "duplicate"
+	warn := dsh.Problem{Kind: "duplicate-session", Line: 1, Offset: 0,
+		Message: fmt.Sprintf("session %s is already archived from %s; this copy was checked but not stored again", j.header.ID, owner)}
+	j.pk = 0
+	return errors.Join(j.saveFile(ctx, tx, res, projState{Records: res.Records, Events: res.Events, LastSeq: res.LastSeq},
+		append(res.Warnings, warn)), tx.Commit())
+}
+
+// saveRefused records a file whose header was refused (unsupported or corrupt): no
+// session, but the verdict and the original bytes are kept.
+func (s *Store) saveRefused(ctx context.Context, f *os.File, id identity, row *fileRow, compressed bool, res dsh.Result) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	zenc := newZstdEncoder()
+	defer zenc.Close()
+	fileID, err := upsertFile(ctx, tx, fileUpsert{
+		path: f.Name(), compressed: compressed, id: id, cursor: "", verdict: res.Verdict, problem: res.Problem,
+		lastSeq: -1, now: s.Now().UnixMilli(), rewritten: row != nil,
+	})
+	if err != nil {
+		return err
+	}
+	if err := saveProblems(ctx, tx, fileID, res.Problem, res.Warnings); err != nil {
+		return err
+	}
+	if id.size > 0 {
+		if err := saveBlob(ctx, tx, f, fileID, "original", 0, zenc, s.Now().UnixMilli()); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

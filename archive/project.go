@@ -1,0 +1,474 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/logbook/logbook/archive/dsh"
+)
+
+// compressAbove is the line length past which a record is stored zstd-compressed
+// (when that is smaller): small lines stay plain so the common case costs nothing.
+const compressAbove = 4 << 10
+
+// projState is the per-session state the projection carries across incremental
+// imports; it is stored as JSON in sessions.state.
+type projState struct {
+	Models      []string `json:"models"`
+	Title       string   `json:"title"`
+	TitleSource string   `json:"titleSource"`
+	FirstTime   *int64   `json:"firstTime"`
+	LastTime    int64    `json:"lastTime"`
+	Records     int64    `json:"records"`
+	Events      int64    `json:"events"`
+	LastSeq     int64    `json:"lastSeq"`
+	Turns       int64    `json:"turns"`
+	Messages    int64    `json:"messages"`
+	ToolCalls   int64    `json:"toolCalls"`
+	Tokens      Tokens   `json:"tokens"`
+	Policy      string   `json:"policy"`
+	Sandbox     string   `json:"sandbox"`
+	Preset      string   `json:"preset"`
+	LastEndSeed *int64   `json:"lastEndSeed"`
+	// Compaction whose checkpoint user/message is expected next.
+	PendingCompaction string `json:"pendingCompaction,omitempty"`
+	SawSchedule       bool   `json:"-"`
+}
+
+// projector writes one session's records and the views derived from them inside the
+// import transaction, with statements prepared once per transaction.
+type projector struct {
+	ctx     context.Context
+	pk      int64
+	st      projState
+	checker *dsh.Checker
+	zenc    *zstd.Encoder
+	stmts   map[string]*sql.Stmt
+	tx      *sql.Tx
+}
+
+// projectorSQL holds every statement the projection runs, by name.
+var projectorSQL = map[string]string{
+	"record": `INSERT INTO records (session_pk, seq0, line, n, packed, type, time, turn, step, surface, source_seqs, enc, raw)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_pk, seq0) DO NOTHING`,
+	"shadow": `UPDATE records SET surface = 'shadowed', shadowed_by = ?
+		WHERE session_pk = ? AND seq0 = ?`,
+	"message": `INSERT INTO messages (session_pk, seq, time, turn, step, role, kind, source_kind, plugin, message_id, text, reasoning, provider, model, interrupted)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_pk, seq) DO NOTHING`,
+	"toolCall": `INSERT INTO tool_calls (session_pk, call_id, name, arguments, turn, step, call_seq, call_time)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_pk, call_id) DO UPDATE SET
+			name = excluded.name, arguments = excluded.arguments, turn = excluded.turn,
+			step = excluded.step, call_seq = excluded.call_seq, call_time = excluded.call_time`,
+	"toolResult": `INSERT INTO tool_calls (session_pk, call_id, name, arguments, turn, step, call_seq, call_time, result_seq, result_time, output, is_error, error_name, error_code)
+		VALUES (?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_pk, call_id) DO UPDATE SET
+			result_seq = excluded.result_seq, result_time = excluded.result_time, output = excluded.output,
+			is_error = excluded.is_error, error_name = excluded.error_name, error_code = excluded.error_code`,
+	"approvalAsked": `INSERT INTO approvals (session_pk, approval_id, tool_name, call_id, reason, turn, asked_seq, asked_at, policy, sandbox_mode, permission_preset)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_pk, approval_id) DO UPDATE SET
+			tool_name = excluded.tool_name, call_id = excluded.call_id, reason = excluded.reason, turn = excluded.turn,
+			asked_seq = excluded.asked_seq, asked_at = excluded.asked_at, policy = excluded.policy,
+			sandbox_mode = excluded.sandbox_mode, permission_preset = excluded.permission_preset`,
+	"approvalDecided": `INSERT INTO approvals (session_pk, approval_id, decided_seq, decided_at, outcome)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (session_pk, approval_id) DO UPDATE SET
+			decided_seq = excluded.decided_seq, decided_at = excluded.decided_at, outcome = excluded.outcome`,
+	"compactionStart": `INSERT INTO compactions (session_pk, compaction_id, kind, turn, start_seq, started_at, status)
+		VALUES (?, ?, 'compaction', ?, ?, ?, 'open')
+		ON CONFLICT (session_pk, compaction_id) DO UPDATE SET
+			turn = excluded.turn, start_seq = excluded.start_seq, started_at = excluded.started_at`,
+	"compactionSummary": `INSERT INTO compactions (session_pk, compaction_id, kind, summary_seq, summary, shadowed_start, shadowed_end, shadowed_seqs, shadowed_tokens, provider, model, status)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_pk, compaction_id) DO UPDATE SET
+			summary_seq = excluded.summary_seq, summary = excluded.summary, shadowed_start = excluded.shadowed_start,
+			shadowed_end = excluded.shadowed_end, shadowed_seqs = excluded.shadowed_seqs,
+			shadowed_tokens = excluded.shadowed_tokens, provider = excluded.provider, model = excluded.model`,
+	"compactionReplace": `UPDATE compactions SET replace_seq = ? WHERE session_pk = ? AND compaction_id = ?`,
+	"compactionEnd": `INSERT INTO compactions (session_pk, compaction_id, kind, turn, end_seq, ended_at, error, status)
+		VALUES (?, ?, 'compaction', ?, ?, ?, ?, ?)
+		ON CONFLICT (session_pk, compaction_id) DO UPDATE SET
+			end_seq = excluded.end_seq, ended_at = excluded.ended_at, error = excluded.error, status = excluded.status`,
+}
+
+func newProjector(ctx context.Context, tx *sql.Tx, pk int64, st projState, checker *dsh.Checker, zenc *zstd.Encoder) (*projector, error) {
+	p := &projector{ctx: ctx, pk: pk, st: st, checker: checker, zenc: zenc, tx: tx, stmts: map[string]*sql.Stmt{}}
+	for name, q := range projectorSQL {
+		stmt, err := tx.PrepareContext(ctx, q)
+		if err != nil {
+			p.close()
+			return nil, fmt.Errorf("prepare %s: %w", name, err)
+		}
+		p.stmts[name] = stmt
+	}
+	return p, nil
+}
+
+func (p *projector) close() {
+	for _, s := range p.stmts {
+		s.Close()
+	}
+}
+
+func (p *projector) exec(name string, args ...any) error {
+	if _, err := p.stmts[name].ExecContext(p.ctx, args...); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// record stores one storage line and projects its events.
+func (p *projector) record(rec *dsh.Record) error {
+	enc, raw := 0, rec.Raw
+	if len(raw) > compressAbove {
+		if z := p.zenc.EncodeAll(raw, nil); len(z) < len(raw) {
+			enc, raw = 1, z
+		}
+	}
+	first := &rec.Events[0]
+	p.st.Records++
+	p.st.Events += int64(len(rec.Events))
+	p.st.LastSeq = rec.Events[len(rec.Events)-1].Seq
+	for i := range rec.Events {
+		t := rec.Events[i].Time
+		if p.st.FirstTime == nil {
+			p.st.FirstTime = &t
+		}
+		p.st.LastTime = max(p.st.LastTime, t)
+	}
+	if rec.Packed != "" {
+		c := first.Chunk
+		return p.exec("record", p.pk, first.Seq, rec.Line, len(rec.Events), rec.Packed, first.Type, first.Time,
+			c.Turn, c.Step, "log-only", nil, enc, raw)
+	}
+	ev := first
+	var turn, step any
+	if t, ok, s, ok2 := dsh.TurnStep(ev.Data); ok || ok2 {
+		if ok {
+			turn = t
+		}
+		if ok2 {
+			step = s
+		}
+	}
+	surface := "log-only"
+	if dsh.IsSurfaceType(ev.Type) {
+		surface = "current"
+	}
+	var sourceSeqs any
+	if ev.HasSourceSeqs {
+		b, _ := json.Marshal(ev.SourceEventSeqs)
+		sourceSeqs = string(b)
+	}
+	if err := p.exec("record", p.pk, ev.Seq, rec.Line, 1, nil, ev.Type, ev.Time, turn, step, surface, sourceSeqs, enc, raw); err != nil {
+		return err
+	}
+	return p.event(ev, turn, step)
+}
+
+// observe feeds the semantic checker and applies surface shadowing. It runs for
+// every logical event (chunk members too) in seq order.
+func (p *projector) observe(ev *dsh.Event, line int64) error {
+	var span []int64
+	if len(ev.SurfaceOp) > 0 && ev.SurfaceOp[0] == '{' {
+		var op struct{ Start, End int64 }
+		if json.Unmarshal(ev.SurfaceOp, &op) == nil {
+			span, _ = p.checker.Surface().Span(op.Start, op.End)
+		}
+	}
+	p.checker.Observe(ev, line)
+	shadowed := p.checker.Surface().Shadowed()
+	for _, s := range span {
+		if shadowed[s] == ev.Seq {
+			if err := p.exec("shadow", ev.Seq, p.pk, s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Data shapes the projection reads. Only the fields views need are decoded.
+type (
+	msgSource struct {
+		Kind         string `json:"kind"`
+		Plugin       string `json:"plugin"`
+		Provider     string `json:"provider"`
+		Model        string `json:"model"`
+		CallID       string `json:"callId"`
+		CompactionID string `json:"compactionId"`
+	}
+	contentBlock struct {
+		Type       string         `json:"type"`
+		Text       string         `json:"text"`
+		ToolCallID string         `json:"toolCallId"`
+		Content    []contentBlock `json:"content"`
+		IsError    bool           `json:"isError"`
+	}
+	message struct {
+		ID      string         `json:"id"`
+		Role    string         `json:"role"`
+		Content []contentBlock `json:"content"`
+		Source  msgSource      `json:"source"`
+	}
+	usage struct {
+		InputTokens     int64 `json:"inputTokens"`
+		OutputTokens    int64 `json:"outputTokens"`
+		CacheReadTokens int64 `json:"cacheReadTokens"`
+		ReasoningTokens int64 `json:"reasoningTokens"`
+	}
+	eventData struct {
+		Message     *message        `json:"message"`
+		Usage       *usage          `json:"usage"`
+		Interrupted bool            `json:"interrupted"`
+		Error       json.RawMessage `json:"error"`
+
+		CallID    string `json:"callId"`
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+
+		Policy   string `json:"policy"`
+		Mode     string `json:"mode"`
+		Preset   string `json:"preset"`
+		ID       string `json:"id"`
+		ToolName string `json:"toolName"`
+		Reason   string `json:"reason"`
+		Outcome  string `json:"outcome"`
+
+		CompactionID   string         `json:"compactionId"`
+		Summary        []contentBlock `json:"summary"`
+		ShadowedRange  *struct{ Start, End int64 }
+		ShadowedSeqs   []int64 `json:"shadowedSeqs"`
+		ShadowedTokens *int64  `json:"shadowedTokenCount"`
+		Provider       string  `json:"provider"`
+		Model          string  `json:"model"`
+
+		Title  string     `json:"title"`
+		Source *msgSource `json:"source"`
+	}
+)
+
+// projectedTypes are the event types whose data the views need.
+var projectedTypes = map[string]bool{
+	"user/message": true, "assistant/message": true, "tool/call": true, "tool/result": true,
+	"approval/policy": true, "sandbox/mode": true, "permission/preset": true,
+	"approval/asked": true, "approval/decided": true,
+	"compaction/start": true, "compaction/summary": true, "compaction/end": true, "compaction/prune": true,
+	"session/title": true, "request/context": true, "turn/start": true, "session/end-seed": true,
+	"schedule/change": true,
+}
+
+// event projects one plain event into the derived views.
+func (p *projector) event(ev *dsh.Event, turn, step any) error {
+	if !projectedTypes[ev.Type] {
+		return nil
+	}
+	var d eventData
+	switch ev.Type {
+	case "user/message":
+		var m message
+		if json.Unmarshal(ev.Data, &m) != nil {
+			return nil // shape problems are the checker's to report
+		}
+		d.Message = &m
+	default:
+		if json.Unmarshal(ev.Data, &d) != nil {
+			return nil
+		}
+	}
+	switch ev.Type {
+	case "user/message":
+		m := d.Message
+		kind := "injected"
+		if m.Source.Kind == "user" {
+			kind = "human"
+		}
+		if m.Source.Plugin == "compact" && m.Source.CompactionID != "" {
+			if err := p.exec("compactionReplace", ev.Seq, p.pk, m.Source.CompactionID); err != nil {
+				return err
+			}
+		}
+		p.st.Messages++
+		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "user", kind, m.Source.Kind, nullStr(m.Source.Plugin),
+			nullStr(m.ID), blockText(m.Content, "text"), "", nil, nil, 0)
+	case "assistant/message":
+		if d.Message == nil {
+			return nil
+		}
+		m := d.Message
+		if d.Usage != nil {
+			p.st.Tokens.Input += d.Usage.InputTokens
+			p.st.Tokens.Output += d.Usage.OutputTokens
+			p.st.Tokens.Reasoning += d.Usage.ReasoningTokens
+			p.st.Tokens.CacheRead += d.Usage.CacheReadTokens
+		}
+		p.addModel(m.Source.Provider, m.Source.Model)
+		p.st.Messages++
+		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "assistant", "assistant", m.Source.Kind, nil,
+			nullStr(m.ID), blockText(m.Content, "text"), blockText(m.Content, "reasoning"),
+			nullStr(m.Source.Provider), nullStr(m.Source.Model), boolInt(d.Interrupted))
+	case "tool/call":
+		p.st.ToolCalls++
+		return p.exec("toolCall", p.pk, d.CallID, d.Name, d.Arguments, turn, step, ev.Seq, ev.Time)
+	case "tool/result":
+		if d.Message == nil {
+			return nil
+		}
+		m := d.Message
+		callID := m.Source.CallID
+		var output strings.Builder
+		isError := false
+		for _, b := range m.Content {
+			if b.Type == "tool-result" {
+				if callID == "" {
+					callID = b.ToolCallID
+				}
+				output.WriteString(blockText(b.Content, "text"))
+				isError = isError || b.IsError
+			}
+		}
+		var errName, errCode any
+		if len(d.Error) > 0 && string(d.Error) != "null" {
+			var e struct {
+				Name string `json:"name"`
+				Code any    `json:"code"`
+			}
+			_ = json.Unmarshal(d.Error, &e)
+			errName, errCode = nullStr(e.Name), nullStr(fmt.Sprint(e.Code))
+			isError = true
+		}
+		if err := p.exec("toolResult", p.pk, callID, turn, step, ev.Seq, ev.Time, ev.Seq, ev.Time,
+			output.String(), boolInt(isError), errName, errCode); err != nil {
+			return err
+		}
+		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "tool", "tool_result", "tool", nil,
+			nullStr(m.ID), output.String(), "", nil, nil, 0)
+	case "approval/policy":
+		p.st.Policy = d.Policy
+	case "sandbox/mode":
+		p.st.Sandbox = d.Mode
+	case "permission/preset":
+		p.st.Preset = d.Preset
+	case "approval/asked":
+		return p.exec("approvalAsked", p.pk, d.ID, d.ToolName, nullStr(d.CallID), nullStr(d.Reason), turn, ev.Seq, ev.Time,
+			nullStr(p.st.Policy), nullStr(p.st.Sandbox), nullStr(p.st.Preset))
+	case "approval/decided":
+		return p.exec("approvalDecided", p.pk, d.ID, ev.Seq, ev.Time, d.Outcome)
+	case "compaction/start":
+		return p.exec("compactionStart", p.pk, d.CompactionID, turn, ev.Seq, ev.Time)
+	case "compaction/summary":
+		seqs, _ := json.Marshal(orEmpty(d.ShadowedSeqs))
+		var start, end any
+		if d.ShadowedRange != nil {
+			start, end = d.ShadowedRange.Start, d.ShadowedRange.End
+		}
+		p.addModel(d.Provider, d.Model)
+		return p.exec("compactionSummary", p.pk, d.CompactionID, "compaction", ev.Seq, blockText(d.Summary, "text"),
+			start, end, string(seqs), d.ShadowedTokens, nullStr(d.Provider), nullStr(d.Model), "open")
+	case "compaction/prune":
+		seqs, _ := json.Marshal(orEmpty(d.ShadowedSeqs))
+		var start, end any
+		if d.ShadowedRange != nil {
+			start, end = d.ShadowedRange.Start, d.ShadowedRange.End
+		}
+		return p.exec("compactionSummary", p.pk, fmt.Sprintf("prune-%d", ev.Seq), "prune", ev.Seq, "",
+			start, end, string(seqs), d.ShadowedTokens, nil, nil, "ok")
+	case "compaction/end":
+		status, errText := "ok", any(nil)
+		if len(d.Error) > 0 && string(d.Error) != "null" {
+			status, errText = "failed", errorText(d.Error)
+		}
+		return p.exec("compactionEnd", p.pk, d.CompactionID, turn, ev.Seq, ev.Time, errText, status)
+	case "session/title":
+		p.st.Title = d.Title
+		if d.Source != nil {
+			p.st.TitleSource = d.Source.Kind
+		}
+	case "request/context":
+		p.addModel(d.Provider, d.Model)
+	case "turn/start":
+		p.st.Turns++
+	case "session/end-seed":
+		s := ev.Seq
+		p.st.LastEndSeed = &s
+	case "schedule/change":
+		p.st.SawSchedule = true
+	}
+	return nil
+}
+
+func (p *projector) addModel(provider, model string) {
+	if model == "" {
+		return
+	}
+	name := model
+	if provider != "" {
+		name = provider + "/" + model
+	}
+	if !slices.Contains(p.st.Models, name) {
+		p.st.Models = append(p.st.Models, name)
+	}
+}
+
+// blockText joins the text of content blocks of one type.
+func blockText(blocks []contentBlock, typ string) string {
+	var b strings.Builder
+	for _, c := range blocks {
+		if c.Type == typ && c.Text != "" {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// errorText renders an error value (a string or an object with a message) for people.
+func errorText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var e struct {
+		Message string `json:"message"`
+		Code    any    `json:"code"`
+	}
+	if json.Unmarshal(raw, &e) == nil && e.Message != "" {
+		if e.Code != nil {
+			return fmt.Sprintf("%s (%v)", e.Message, e.Code)
+		}
+		return e.Message
+	}
+	return string(raw)
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func orEmpty(s []int64) []int64 {
+	if s == nil {
+		return []int64{}
+	}
+	return s
+}

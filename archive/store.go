@@ -1,0 +1,159 @@
+// Package archive owns Logbook's storage: a pure-Go SQLite archive that keeps every
+// session record exactly as written, the derived views the UI and CLI query, and the
+// import pipeline that fills it from agent session logs.
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// ErrNotFound is returned when a session or item does not exist.
+var ErrNotFound = errors.New("archive: not found")
+
+// Store is the archive: one SQLite file opened as a single-connection writer and a
+// reader pool, so imports never block the UI's reads (WAL) and never race each other.
+type Store struct {
+	Path   string
+	Logger *slog.Logger
+	Now    func() time.Time
+
+	write *sql.DB
+	read  *sql.DB
+}
+
+// New returns a Store for the database file at path; call Open before use.
+func New(path string) *Store {
+	return &Store{Path: path, Logger: slog.Default(), Now: time.Now}
+}
+
+// Open opens (creating if needed) the database and applies pending migrations.
+func Open(ctx context.Context, path string) (*Store, error) {
+	s := New(path)
+	if err := s.Open(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Open does the I/O for a Store made with New.
+func (s *Store) Open(ctx context.Context) error {
+	s.Logger = s.Logger.With("component", "archive")
+	abs, err := filepath.Abs(s.Path)
+	if err != nil {
+		return fmt.Errorf("open archive: %w", err)
+	}
+	// busy_timeout comes first so that every later pragma (journal_mode in particular,
+	// which needs a lock) waits for a concurrent connection instead of failing with
+	// SQLITE_BUSY. WAL lets readers run while the single writer imports; NORMAL
+	// synchronous is durable across application crashes in WAL mode; foreign keys are
+	// off by default in SQLite and must be asked for on every connection.
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	q.Add("_pragma", "cache_size(-65536)")
+	dsn := "file:" + abs + "?" + q.Encode()
+	if s.write, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
+		return fmt.Errorf("open archive writer: %w", err)
+	}
+	s.write.SetMaxOpenConns(1)
+	if s.read, err = sql.Open("sqlite", dsn+"&mode=ro"); err != nil {
+		return fmt.Errorf("open archive reader: %w", err)
+	}
+	s.read.SetMaxOpenConns(4)
+	if err := s.migrate(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Close closes both pools; it is safe on a partly opened Store.
+func (s *Store) Close() error {
+	var errs []error
+	if s.read != nil {
+		errs = append(errs, s.read.Close())
+	}
+	if s.write != nil {
+		_, _ = s.write.Exec(`PRAGMA optimize`)
+		errs = append(errs, s.write.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Maintain checkpoints the WAL back into the database and refreshes planner
+// statistics; run it after bulk imports and periodically.
+func (s *Store) Maintain(ctx context.Context) error {
+	if _, err := s.write.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if _, err := s.write.ExecContext(ctx, `PRAGMA optimize`); err != nil {
+		return fmt.Errorf("optimize: %w", err)
+	}
+	return nil
+}
+
+// migrate applies embedded migrations in lexical order, each in its own transaction,
+// recording them in schema_migrations. Shipped files are never edited.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		name       TEXT PRIMARY KEY,
+		applied_at INTEGER NOT NULL
+	)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := s.migrateFile(ctx, name); err != nil {
+			return fmt.Errorf("migrate %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) migrateFile(ctx context.Context, name string) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	base := strings.TrimPrefix(name, "migrations/")
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE name = ?`, base).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := migrations.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, base, s.Now().UnixMilli()); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

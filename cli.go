@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/dsh"
+)
+
+// command is one CLI subcommand.
+type command struct {
+	usage   string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+// usageError is a mistake in the command line (exit status 2).
+type usageError struct{ error }
+
+// exitError ends the process with a status after the command printed its output.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+var commands map[string]command
+
+func init() {
+	commands = map[string]command{
+		"import":      {"import [--json] [--strict] [--lenient-headers] [PATH...]", "import session logs (default: the dsh session roots)", cmdImport},
+		"check":       {"check [--json] [--strict] [--lenient-headers] PATH...", "give each file's verdict without importing", cmdCheck},
+		"sessions":    {"sessions [--json] [--project CWD] [--limit N]", "list archived sessions, newest first", cmdSessions},
+		"show":        {"show SESSION [--json]", "print a readable transcript of a session", cmdShow},
+		"export":      {"export SESSION --format jsonl [-o FILE]", "export a session (jsonl: byte-identical logical JSONL)", cmdExport},
+		"approvals":   {"approvals [--json] [--session ID]", "list approval requests and their outcomes", cmdApprovals},
+		"compactions": {"compactions [--json] [--session ID]", "list compactions and what they shadowed", cmdCompactions},
+		"schedules":   {"schedules [--json] [--session ID] [--now RFC3339]", "list scheduled prompts and their state at an instant", cmdSchedules},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "logbook %s: a local-first archive for AI coding-agent sessions\n\n", version)
+	fmt.Fprintln(w, "usage: logbook [--data DIR] COMMAND [ARGS]")
+	fmt.Fprintln(w, "\nThe archive lives in --data DIR, $LOGBOOK_DATA, or ~/.local/share/logbook.\n\ncommands:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, name := range []string{"import", "check", "sessions", "show", "export", "approvals", "compactions", "schedules"} {
+		fmt.Fprintf(tw, "  %s\t%s\n", commands[name].usage, commands[name].summary)
+	}
+	tw.Flush()
+}
+
+// parseFlags parses flags wherever they appear among the positional arguments
+// (`export ID -o f` and `export -o f ID` both work) and returns the positionals.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usageError{err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// isTerminal reports whether f is a character device (a terminal), for progress bars.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func importFlags(fs *flag.FlagSet) (*bool, *archive.ImportOptions) {
+	var o archive.ImportOptions
+	asJSON := fs.Bool("json", false, "print a JSON report")
+	fs.BoolVar(&o.Strict, "strict", false, "treat every record-level problem as corruption")
+	fs.BoolVar(&o.LenientHeaders, "lenient-headers", false, "accept headers without delegationDepth (pre-release writers)")
+	return asJSON, &o
+}
+
+func cmdImport(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	asJSON, opts := importFlags(fs)
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		roots := archive.DefaultRoots()
+		if len(roots) == 0 {
+			if *asJSON {
+				return writeJSON(e.stdout, &archive.ImportReport{Files: []archive.FileReport{}, Gone: []string{}})
+			}
+			fmt.Fprintln(e.stdout, "No dsh session roots found (looked for $DSH_HOME/sessions and ~/.dsh/sessions). Pass a path to import: logbook import PATH")
+			return nil
+		}
+		paths = roots
+		if !*asJSON {
+			fmt.Fprintf(e.stderr, "Importing from %s\n", strings.Join(roots, ", "))
+		}
+	}
+	s, err := e.openArchive(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var bar *progressBar
+	if f, ok := e.stderr.(*os.File); ok && isTerminal(f) {
+		bar = &progressBar{w: f, start: time.Now()}
+		opts.Progress = bar.update
+	}
+	rep, err := s.Import(ctx, paths, *opts)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if err := s.Maintain(ctx); err != nil {
+		e.logger.Warn("maintenance after import failed", "err", err)
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, rep)
+	}
+	printReports(e.stdout, rep.Files)
+	sum := rep.Summary
+	fmt.Fprintf(e.stdout, "\n%d files: %d ok, %d recovered, %d corrupt, %d unsupported; %d changed, %d unchanged; %d events\n",
+		sum.Files, sum.OK, sum.Recovered, sum.Corrupt, sum.Unsupp, sum.Changed, sum.Unchanged, sum.Events)
+	if len(rep.Gone) > 0 {
+		fmt.Fprintf(e.stdout, "%d sessions gone upstream (kept in the archive): %s\n", len(rep.Gone), strings.Join(rep.Gone, ", "))
+	}
+	return nil
+}
+
+func cmdCheck(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	asJSON, opts := importFlags(fs)
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return usageError{fmt.Errorf("name at least one file or folder to check")}
+	}
+	d := archive.Discover(paths)
+	reports := []archive.FileReport{}
+	for p, why := range d.Errors {
+		reports = append(reports, archive.FileReport{Path: p, Verdict: dsh.VerdictCorrupt, Action: "failed", LastSeq: -1,
+			Warnings: []dsh.Problem{}, Error: &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: p + ": " + why}})
+	}
+	bad := false
+	for _, f := range d.Files {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r := archive.CheckFile(f, *opts)
+		bad = bad || r.Verdict != dsh.VerdictOK
+		reports = append(reports, r)
+	}
+	if *asJSON {
+		if err := writeJSON(e.stdout, map[string]any{"files": reports}); err != nil {
+			return err
+		}
+	} else {
+		printReports(e.stdout, reports)
+	}
+	if bad || len(d.Errors) > 0 {
+		return exitError(1)
+	}
+	return nil
+}
+
+// printReports prints one line per file, then its problem and warnings indented.
+func printReports(w io.Writer, files []archive.FileReport) {
+	for _, f := range files {
+		id := f.SessionID
+		if id == "" {
+			id = "-"
+		}
+		fmt.Fprintf(w, "%-11s %-10s %s  %s  (%d records, %d events)\n", f.Verdict, f.Action, f.Path, id, f.Records, f.LogicalEvents)
+		if f.Error != nil {
+			fmt.Fprintf(w, "    %s: %s\n", f.Error.Kind, f.Error.Message)
+		}
+		for i, warn := range f.Warnings {
+			if i == 5 {
+				fmt.Fprintf(w, "    … %d more warnings (see --json)\n", len(f.Warnings)-5)
+				break
+			}
+			fmt.Fprintf(w, "    warning %s: %s\n", warn.Kind, warn.Message)
+		}
+	}
+}

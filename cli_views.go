@@ -1,0 +1,345 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/logbook/logbook/archive"
+)
+
+func cmdSessions(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	project := fs.String("project", "", "only sessions of this project (cwd)")
+	limit := fs.Int("limit", 0, "at most N sessions")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := e.openArchive(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	list, err := s.ListSessions(ctx, archive.SessionFilter{Project: *project, Limit: *limit})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.stdout, "The archive is empty. Import sessions with: logbook import [PATH]")
+		return nil
+	}
+	// Group by project, newest activity first within each, as a person scans them.
+	byProject := map[string][]archive.Session{}
+	var order []string
+	for _, sess := range list {
+		if _, ok := byProject[sess.Project]; !ok {
+			order = append(order, sess.Project)
+		}
+		byProject[sess.Project] = append(byProject[sess.Project], sess)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	for _, p := range order {
+		name := p
+		if name == "" {
+			name = "(no cwd)"
+		}
+		fmt.Fprintf(tw, "%s\n", name)
+		for _, sess := range byProject[p] {
+			title := sess.Title
+			if title == "" {
+				title = "(untitled)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d turns\t%d tools\t%d events\t%s\n", sess.UpdatedAt.Local().Format("2006-01-02 15:04"),
+				clip(title, 48), sess.ID, sess.Turns, sess.ToolCalls, sess.Events, sess.Health)
+		}
+	}
+	return tw.Flush()
+}
+
+func cmdShow(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{fmt.Errorf("name one session")}
+	}
+	s, err := e.openArchive(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	sess, err := s.Session(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	msgs, err := s.Messages(ctx, sess.ID)
+	if err != nil {
+		return err
+	}
+	calls, err := s.ToolCalls(ctx, sess.ID)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, map[string]any{"session": sess, "messages": msgs, "tool_calls": calls})
+	}
+	printTranscript(e.stdout, sess, msgs, calls)
+	return nil
+}
+
+// printTranscript renders a session for reading in a terminal: turns, prompts,
+// answers, tool calls with their results, and what compactions shadowed.
+func printTranscript(w io.Writer, sess archive.Session, msgs []archive.Message, calls []archive.ToolCall) {
+	title := sess.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	fmt.Fprintf(w, "# %s\n%s · %s · %s\n", title, sess.ID, sess.Project, sess.CreatedAt.Local().Format(time.RFC1123))
+	fmt.Fprintf(w, "%d turns · %d tool calls · %d events · models %s · health %s\n",
+		sess.Turns, sess.ToolCalls, sess.Events, strings.Join(sess.Models, ", "), sess.Health)
+	type item struct {
+		seq  int64
+		msg  *archive.Message
+		call *archive.ToolCall
+	}
+	var items []item
+	for i := range msgs {
+		if msgs[i].Kind != "tool_result" {
+			items = append(items, item{seq: msgs[i].Seq, msg: &msgs[i]})
+		}
+	}
+	for i := range calls {
+		items = append(items, item{seq: calls[i].CallSeq, call: &calls[i]})
+	}
+	sort.Slice(items, func(a, b int) bool { return items[a].seq < items[b].seq })
+	turn := int64(-1)
+	for _, it := range items {
+		var t *int64
+		if it.msg != nil {
+			t = it.msg.Turn
+		} else {
+			t = it.call.Turn
+		}
+		if t != nil && *t != turn {
+			turn = *t
+			fmt.Fprintf(w, "\n── turn %d ──\n", turn)
+		}
+		if m := it.msg; m != nil {
+			label := m.Kind
+			switch m.Kind {
+			case "injected":
+				label = "context"
+				if m.Plugin != "" {
+					label += ": " + m.Plugin
+				} else if m.SourceKind != "" {
+					label += ": " + m.SourceKind
+				}
+			case "human":
+				label = "you"
+			}
+			if m.Surface == "shadowed" {
+				label += fmt.Sprintf(", shadowed by compaction at seq %d", *m.ShadowedBy)
+			}
+			fmt.Fprintf(w, "\n[%s] (seq %d)\n", label, m.Seq)
+			if m.Reasoning != "" {
+				fmt.Fprintf(w, "  (reasoning) %s\n", clip(oneLine(m.Reasoning), 160))
+			}
+			if m.Text != "" {
+				text := m.Text
+				if m.Kind == "injected" {
+					text = clip(oneLine(text), 200)
+				}
+				fmt.Fprintln(w, indent(text, "  "))
+			}
+			continue
+		}
+		c := it.call
+		fmt.Fprintf(w, "\n[tool %s] %s %s (seq %d)\n", c.CallID, c.Name, clip(oneLine(c.Arguments), 200), c.CallSeq)
+		switch {
+		case c.Output == nil:
+			fmt.Fprintln(w, "  → no result (interrupted)")
+		case c.IsError:
+			fmt.Fprintf(w, "  → error %s%s\n", c.ErrorCode, indent(clip(*c.Output, 400), "    "))
+		default:
+			fmt.Fprintf(w, "  → %s\n", clip(oneLine(*c.Output), 300))
+		}
+	}
+}
+
+func cmdExport(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	format := fs.String("format", "jsonl", "export format: jsonl")
+	out := fs.String("o", "", "write to FILE instead of standard output")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{fmt.Errorf("name one session")}
+	}
+	if *format != "jsonl" {
+		return usageError{fmt.Errorf("unknown format %q (supported: jsonl)", *format)}
+	}
+	s, err := e.openArchive(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var w io.Writer = e.stdout
+	var f *os.File
+	if *out != "" {
+		if f, err = os.Create(*out); err != nil {
+			return err
+		}
+		w = f
+	}
+	err = s.ExportJSONL(ctx, pos[0], w)
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = os.Remove(*out)
+		}
+	}
+	return err
+}
+
+func itemFlags(name string, args []string) (*flag.FlagSet, *bool, *string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	session := fs.String("session", "", "only this session")
+	return fs, asJSON, session, nil
+}
+
+func cmdApprovals(ctx context.Context, e *env, args []string) error {
+	fs, asJSON, session, _ := itemFlags("approvals", args)
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := e.openArchive(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	list, err := s.Approvals(ctx, archive.ItemFilter{SessionID: *session})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, list)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ASKED\tTOOL\tOUTCOME\tPOLICY\tSANDBOX\tSESSION\tREASON")
+	for _, a := range list {
+		outcome := "(undecided)"
+		if a.Outcome != nil {
+			outcome = *a.Outcome
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", fmtTime(a.AskedAt), a.ToolName, outcome, a.Policy, a.SandboxMode, a.SessionID, clip(oneLine(a.Reason), 60))
+	}
+	return tw.Flush()
+}
+
+func cmdCompactions(ctx context.Context, e *env, args []string) error {
+	fs, asJSON, session, _ := itemFlags("compactions", args)
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := e.openArchive(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	list, err := s.Compactions(ctx, archive.ItemFilter{SessionID: *session})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, list)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "WHEN\tKIND\tSTATUS\tSHADOWED\tTOKENS\tMODEL\tSESSION\tSUMMARY")
+	for _, c := range list {
+		summary := clip(oneLine(c.Summary), 60)
+		if c.Error != nil {
+			summary = "error: " + clip(oneLine(*c.Error), 60)
+		}
+		toks := "-"
+		if c.ShadowedTokens != nil {
+			toks = fmt.Sprint(*c.ShadowedTokens)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d msgs\t%s\t%s\t%s\t%s\n", fmtTime(c.StartedAt), c.Kind, c.Status, len(c.ShadowedSeqs), toks, c.Model, c.SessionID, summary)
+	}
+	return tw.Flush()
+}
+
+func cmdSchedules(ctx context.Context, e *env, args []string) error {
+	fs, asJSON, session, _ := itemFlags("schedules", args)
+	nowFlag := fs.String("now", "", "evaluate states at this RFC 3339 instant (default: now)")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	now := time.Now()
+	if *nowFlag != "" {
+		t, err := time.Parse(time.RFC3339Nano, *nowFlag)
+		if err != nil {
+			return usageError{fmt.Errorf("--now must be an RFC 3339 instant such as 2026-11-29T09:00:00Z: %v", err)}
+		}
+		now = t
+	}
+	s, err := e.openArchive(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	list, err := s.Schedules(ctx, archive.ItemFilter{SessionID: *session}, now)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, list)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATE\tKIND\tNEXT FIRE (local)\tID\tSESSION\tPROMPT")
+	for _, it := range list {
+		next := "-"
+		if it.NextFire != nil {
+			next = it.NextFire.Local().Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.State, it.Kind, next, it.ID, it.SessionID, clip(oneLine(it.Prompt), 60))
+	}
+	return tw.Flush()
+}
+
+func fmtTime(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func indent(s, pre string) string { return pre + strings.ReplaceAll(s, "\n", "\n"+pre) }

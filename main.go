@@ -1,0 +1,137 @@
+// Command logbook is a local-first archive for AI coding-agent sessions. main.go is
+// the composition root: it resolves the data directory, opens the archive and hands
+// control to the chosen command.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/logbook/logbook/archive"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// env is what every command gets: where to write and how to open the archive.
+type env struct {
+	stdout, stderr io.Writer
+	dataDir        string
+	logger         *slog.Logger
+}
+
+// openArchive opens (creating if needed) the archive in the data directory.
+func (e *env) openArchive(ctx context.Context) (*archive.Store, error) {
+	if err := os.MkdirAll(e.dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	s := archive.New(filepath.Join(e.dataDir, "logbook.db"))
+	s.Logger = e.logger
+	if err := s.Open(ctx); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// run parses the global flags and dispatches; it returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr,
+		logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	var data string
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		a := args[0]
+		switch {
+		case a == "--data" || a == "-data":
+			if len(args) < 2 {
+				fmt.Fprintln(stderr, "logbook: --data needs a directory")
+				return 2
+			}
+			data, args = args[1], args[2:]
+		case strings.HasPrefix(a, "--data=") || strings.HasPrefix(a, "-data="):
+			data, args = a[strings.Index(a, "=")+1:], args[1:]
+		case a == "--version" || a == "-version":
+			fmt.Fprintln(stdout, "logbook", version)
+			return 0
+		case a == "-h" || a == "--help" || a == "-help":
+			usage(stdout)
+			return 0
+		default:
+			fmt.Fprintf(stderr, "logbook: unknown global flag %s\n", a)
+			usage(stderr)
+			return 2
+		}
+	}
+	dir, err := dataDir(data)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook:", err)
+		return 1
+	}
+	e.dataDir = dir
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "logbook: unknown command %q\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	if err := cmd.run(ctx, e, args[1:]); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "logbook %s: %v\nusage: logbook %s\n", args[0], err, cmd.usage)
+			return 2
+		}
+		var ee exitError
+		if errors.As(err, &ee) {
+			return int(ee)
+		}
+		fmt.Fprintf(stderr, "logbook %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+// dataDir resolves the archive directory: --data, then $LOGBOOK_DATA, then the OS
+// user data directory ($XDG_DATA_HOME or ~/.local/share on Linux).
+func dataDir(flag string) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if d := strings.TrimSpace(os.Getenv("LOGBOOK_DATA")); d != "" {
+		return filepath.Abs(d)
+	}
+	switch runtime.GOOS {
+	case "windows", "darwin":
+		base, err := os.UserConfigDir()
+		if err != nil {
+			return "", fmt.Errorf("no data directory: %w (use --data)", err)
+		}
+		return filepath.Join(base, "Logbook"), nil
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "logbook"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home directory: %w (use --data)", err)
+	}
+	return filepath.Join(home, ".local", "share", "logbook"), nil
+}

@@ -1,0 +1,11 @@
+// Package sync will hold the movement of data in and out of Logbook: watching
+// agent session folders for new or changed logs, HTTP push from other
+// machines, and remotes (a folder, later S3) that the archive syncs to,
+// behind one small Remote interface with a shared conformance suite.
+//
+// The name shadows the standard library's sync, so importers always alias it:
+//
+//	import arcsync "github.com/logbook/logbook/sync"
+//
+// Reserved: no code lives here yet.
+package sync
