@@ -260,14 +260,14 @@ func (s *Store) importFull(ctx context.Context, f *os.File, fi os.FileInfo, id i
 		if err := s.saveRefused(ctx, f, id, row, compressed, res); err != nil {
 			return FileReport{Path: path, LastSeq: -1}, err
 		}
-		return s.storedReport(ctx, path, action)
+		return s.readReport(ctx, path, action, pr.n)
 	}
 	job := &importJob{store: s, path: path, file: f, id: id, row: row, compressed: compressed,
 		reader: r, header: h, opts: opts, action: action, progress: pr}
 	if err := job.run(ctx, nil); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
-	return s.storedReport(ctx, path, job.action)
+	return s.readReport(ctx, path, job.action, pr.n)
 }
 
 // importAppend resumes reading after the stored cursor.
@@ -294,7 +294,15 @@ func (s *Store) importAppend(ctx context.Context, f *os.File, fi os.FileInfo, id
 	if err := job.run(ctx, row); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
-	return s.storedReport(ctx, path, job.action)
+	return s.readReport(ctx, path, job.action, pr.n-row.cursor.Offset)
+}
+
+// readReport is storedReport for a run that read the file: it adds the physical
+// bytes read, which the archive does not store.
+func (s *Store) readReport(ctx context.Context, path, action string, read int64) (FileReport, error) {
+	fr, err := s.storedReport(ctx, path, action)
+	fr.Bytes = read
+	return fr, err
 }
 
 // newZstdEncoder returns the encoder used for stored blobs and long lines.

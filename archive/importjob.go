@@ -151,12 +151,7 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 		return st, "", j.replay(ctx, tx)
 	}
 	h := j.header
-	var owner sql.NullString
-	var ownerGone sql.NullBool
-	err := tx.QueryRowContext(ctx, `
-		SELECT s.pk, f.path, f.gone FROM sessions s
-		LEFT JOIN files f ON f.session_pk = s.pk AND f.path != ?
-		WHERE s.id = ?`, j.path, h.ID).Scan(&j.pk, &owner, &ownerGone)
+	err := tx.QueryRowContext(ctx, `SELECT pk FROM sessions WHERE id = ?`, h.ID).Scan(&j.pk)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		var seed any
@@ -177,10 +172,8 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 	case err != nil:
 		return st, "", fmt.Errorf("find session %s: %w", h.ID, err)
 	}
-	if owner.Valid && !ownerGone.Bool {
-		if _, statErr := os.Stat(owner.String); statErr == nil {
-			return st, owner.String, nil
-		}
+	if owner, err := j.liveOwner(ctx, tx); err != nil || owner != "" {
+		return st, owner, err
 	}
 	// Rewritten upstream, or moved here from a path that is gone: keep what was
 	// archived as superseded lines, then read the file afresh.
@@ -210,6 +203,42 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 		string(h.Raw), nullStr(h.Cwd), h.Cwd, nullStr(h.ParentSession), seedArg(h), nullStr(h.Origin),
 		h.DelegationDepth, nullStr(h.AgentPreset), j.pk)
 	return st, "", err
+}
+
+// liveOwner returns another file that archives the session and still exists, if
+// any. Files of the session that no longer exist are marked gone and lose their
+// cursor: this file takes the session over, and should one of them come back it
+// is a duplicate, not an append.
+func (j *importJob) liveOwner(ctx context.Context, tx *sql.Tx) (string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, path FROM files WHERE session_pk = ? AND path != ? AND gone = 0 ORDER BY id`, j.pk, j.path)
+	if err != nil {
+		return "", fmt.Errorf("find files of session %s: %w", j.header.ID, err)
+	}
+	var stale []int64
+	owner := ""
+	for rows.Next() {
+		var id int64
+		var path string
+		if err := rows.Scan(&id, &path); err != nil {
+			rows.Close()
+			return "", err
+		}
+		if _, statErr := os.Stat(path); statErr == nil {
+			owner = path
+			break
+		}
+		stale = append(stale, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || owner != "" {
+		return owner, err
+	}
+	for _, id := range stale {
+		if _, err := tx.ExecContext(ctx, `UPDATE files SET gone = 1, cursor = NULL WHERE id = ?`, id); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
 }
 
 func seedArg(h *dsh.Header) any {

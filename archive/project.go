@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -36,6 +37,9 @@ type projState struct {
 	Sandbox     string   `json:"sandbox"`
 	Preset      string   `json:"preset"`
 	LastEndSeed *int64   `json:"lastEndSeed"`
+	// OpenTurn is the turn between turn/start and turn/end: events whose data names
+	// no turn (user/message, approval/asked, …) belong to it.
+	OpenTurn *int64 `json:"openTurn,omitempty"`
 	// Compaction whose checkpoint user/message is expected next.
 	PendingCompaction string `json:"pendingCompaction,omitempty"`
 	SawSchedule       bool   `json:"-"`
@@ -159,6 +163,17 @@ func (p *projector) record(rec *dsh.Record) error {
 		if ok2 {
 			step = s
 		}
+	}
+	switch {
+	case ev.Type == "turn/start" && turn != nil:
+		t := turn.(int64)
+		p.st.OpenTurn = &t
+	case turn == nil && p.st.OpenTurn != nil && !bytes.Contains(ev.Data, []byte(`"turn"`)):
+		// (A "turn": null, as on a manual compaction, is kept as written.)
+		turn = *p.st.OpenTurn
+	}
+	if ev.Type == "turn/end" {
+		p.st.OpenTurn = nil
 	}
 	surface := "log-only"
 	if dsh.IsSurfaceType(ev.Type) {

@@ -1,7 +1,6 @@
 package dsh
 
 import (
-	"encoding/json"
 	"fmt"
 )
 
@@ -21,7 +20,7 @@ func ParseHeader(line []byte, opts HeaderOptions) (*Header, *Problem, *Problem) 
 		return nil, &Problem{Kind: KindBadHeader, Line: 1, Offset: 0,
 			Message: "header line 1: " + fmt.Sprintf(format, args...)}, nil
 	}
-	if !json.Valid(line) {
+	if !validJSON(line) {
 		return bad("not valid JSON")
 	}
 	var version []byte

@@ -3,7 +3,6 @@ package dsh
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -489,7 +488,7 @@ func (r *Reader) Close() {
 
 func jsonValidObject(b []byte) bool {
 	i := skipSpace(b, 0)
-	return i < len(b) && b[i] == '{' && json.Valid(b)
+	return i < len(b) && b[i] == '{' && validJSON(b)
 }
 
 // Committed returns the resumable position after the last durable record read.

@@ -1,7 +1,6 @@
 package dsh
 
 import (
-	"encoding/json"
 	"fmt"
 )
 
@@ -24,7 +23,7 @@ func problemf(kind Kind, line, offset int64, format string, args ...any) *Proble
 // decode validates one storage line (without '\n') and expands it into events.
 // offset is the physical byte offset reported with problems.
 func (d *recordDecoder) decode(line []byte, lineNo, offset int64) (*Record, *Problem) {
-	if !json.Valid(line) {
+	if !validJSON(line) {
 		return nil, problemf(KindBadJSON, lineNo, offset, "not valid JSON: %s", truncate(line, 80))
 	}
 	if k := jsonKind(line[skipSpace(line, 0):]); k != "an object" {
@@ -34,6 +33,7 @@ func (d *recordDecoder) decode(line []byte, lineNo, offset int64) (*Record, *Pro
 	_ = eachMember(line, func(k, v []byte) error {
 		if string(k) == "type" {
 			typ = v
+			return errStop // writers put "type" first; stop before scanning the body
 		}
 		return nil
 	})
