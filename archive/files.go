@@ -91,7 +91,7 @@ func saveProblems(ctx context.Context, tx *sql.Tx, fileID int64, fatal *dsh.Prob
 
 // saveBlob keeps the file's bytes from offset on, zstd-compressed, so bytes that could
 // not be imported as records are never lost.
-func saveBlob(ctx context.Context, tx *sql.Tx, f *os.File, fileID int64, kind string, from int64, zenc *zstd.Encoder, now int64) error {
+func saveBlob(ctx context.Context, tx *sql.Tx, f *os.File, fileID int64, kind string, from int64, now int64) error {
 	var buf bytes.Buffer
 	zw, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedDefault))
 	if err != nil {
@@ -111,21 +111,4 @@ func saveBlob(ctx context.Context, tx *sql.Tx, f *os.File, fileID int64, kind st
 			offset = excluded.offset, size = excluded.size, data = excluded.data, created_at = excluded.created_at`,
 		fileID, fileID, kind, from, n, buf.Bytes(), now)
 	return err
-}
-
-// decodeRaw returns a stored line's bytes.
-func decodeRaw(enc int, raw []byte) ([]byte, error) {
-	if enc == 0 {
-		return raw, nil
-	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return nil, err
-	}
-	defer dec.Close()
-	out, err := dec.DecodeAll(raw, nil)
-	if err != nil {
-		return nil, fmt.Errorf("stored line does not decompress: %w", err)
-	}
-	return out, nil
 }

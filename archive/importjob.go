@@ -75,6 +75,10 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 			proj.close()
 			return err
 		}
+		if rec.Line%4096 == 0 && ctx.Err() != nil {
+			proj.close()
+			return ctx.Err()
+		}
 		if rec.Line <= j.maxLine {
 			// Already archived (the recovered part of a torn frame): it must not have
 			// changed, or the file was rewritten behind the cursor.
@@ -99,6 +103,10 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 			// Commit a durable prefix so a crash or a huge file never holds one giant
 			// transaction; the cursor saved with it is where a later run resumes.
 			n = 0
+			if err := proj.flush(); err != nil {
+				proj.close()
+				return err
+			}
 			if err := j.saveProgress(ctx, tx, proj.st); err != nil {
 				proj.close()
 				return err
@@ -116,6 +124,9 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 		}
 	}
 	defer proj.close()
+	if err := proj.flush(); err != nil {
+		return err
+	}
 	res := j.reader.Result()
 	if res.Records == 0 && j.action == "appended" && res.Verdict == dsh.VerdictOK {
 		j.action = "unchanged"
@@ -180,9 +191,10 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 	j.action = "rewritten"
 	now := j.store.Now().UnixMilli()
 	stmts := []string{
-		`INSERT INTO superseded_records (session_pk, seq0, line, enc, raw, superseded_at)
-		 SELECT session_pk, seq0, line, enc, raw, ? FROM records WHERE session_pk = ?`,
-		`DELETE FROM records WHERE session_pk = ?`,
+		`INSERT INTO superseded_blocks (session_pk, first_line, last_line, raw_size, data, superseded_at)
+		 SELECT session_pk, first_line, last_line, raw_size, data, ? FROM blocks WHERE session_pk = ?`,
+		`DELETE FROM blocks WHERE session_pk = ?`,
+		`DELETE FROM events WHERE session_pk = ?`,
 		`DELETE FROM messages WHERE session_pk = ?`,
 		`DELETE FROM tool_calls WHERE session_pk = ?`,
 		`DELETE FROM approvals WHERE session_pk = ?`,
@@ -258,27 +270,13 @@ func (j *importJob) loadState(ctx context.Context, tx *sql.Tx, st *projState) er
 			return fmt.Errorf("session state: %w", err)
 		}
 	}
-	return tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(line), 1) FROM records WHERE session_pk = ?`, j.pk).Scan(&j.maxLine)
+	return tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(last_line), 1) FROM blocks WHERE session_pk = ?`, j.pk).Scan(&j.maxLine)
 }
 
 // replay rebuilds the semantic checker (and its surface) from the archived records,
 // so checks on appended events see the whole session without re-reading the file.
 func (j *importJob) replay(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT line, enc, raw FROM records WHERE session_pk = ? ORDER BY seq0`, j.pk)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var line int64
-		var enc int
-		var raw []byte
-		if err := rows.Scan(&line, &enc, &raw); err != nil {
-			return err
-		}
-		if raw, err = decodeRaw(enc, raw); err != nil {
-			return err
-		}
+	return eachLine(ctx, tx, j.pk, 2, -1, func(line int64, raw []byte) error {
 		rec, p := j.ld.Decode(raw, line)
 		if p != nil {
 			return fmt.Errorf("archived line %d no longer decodes: %s", line, p.Message)
@@ -286,19 +284,18 @@ func (j *importJob) replay(ctx context.Context, tx *sql.Tx) error {
 		for i := range rec.Events {
 			j.checker.Observe(&rec.Events[i], line)
 		}
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 // verifyStored checks a re-read line against the archived copy.
 func (j *importJob) verifyStored(ctx context.Context, tx *sql.Tx, rec *dsh.Record) error {
-	var enc int
-	var raw []byte
-	err := tx.QueryRowContext(ctx, `SELECT enc, raw FROM records WHERE session_pk = ? AND line = ?`, j.pk, rec.Line).Scan(&enc, &raw)
-	if err == nil {
-		raw, err = decodeRaw(enc, raw)
-	}
-	if err != nil || !bytes.Equal(raw, rec.Raw) {
+	same := false
+	err := eachLine(ctx, tx, j.pk, rec.Line, rec.Line, func(_ int64, raw []byte) error {
+		same = bytes.Equal(raw, rec.Raw)
+		return nil
+	})
+	if err != nil || !same {
 		return fmt.Errorf("line %d differs from the archived copy: the file was rewritten behind its cursor; re-import it after `logbook import` detects the rewrite", rec.Line)
 	}
 	return nil
@@ -334,40 +331,51 @@ func identityWarnings(path string, h *dsh.Header) []dsh.Problem {
 // on; a fork never adopts its parent's reminders) into the schedules table.
 func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]dsh.Problem, error) {
 	rows, err := tx.QueryContext(ctx, `
-		SELECT line, enc, raw FROM records
-		WHERE session_pk = ? AND type = 'schedule/change' AND seq0 >= ?
-		ORDER BY seq0`, j.pk, j.header.SeedLength)
+		SELECT line FROM events
+		WHERE session_pk = ? AND seq >= ? AND type = 'schedule/change'
+		ORDER BY seq`, j.pk, j.header.SeedLength)
 	if err != nil {
 		return nil, err
 	}
-	fold := dsh.NewScheduleFold()
-	var problems []dsh.Problem
-	found := false
+	lines := map[int64]bool{}
+	var first, last int64 = -1, -1
 	for rows.Next() {
-		found = true
 		var line int64
-		var enc int
-		var raw []byte
-		if err := rows.Scan(&line, &enc, &raw); err != nil {
+		if err := rows.Scan(&line); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		if raw, err = decodeRaw(enc, raw); err != nil {
-			rows.Close()
-			return nil, err
+		lines[line] = true
+		if first < 0 {
+			first = line
 		}
-		rec, p := j.ld.Decode(raw, line)
-		if p != nil {
-			continue
-		}
-		if p := fold.Apply(&rec.Events[0]); p != nil {
-			p.Line = line
-			problems = append(problems, *p)
-		}
+		last = line
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	fold := dsh.NewScheduleFold()
+	var problems []dsh.Problem
+	found := len(lines) > 0
+	if found {
+		err = eachLine(ctx, tx, j.pk, first, last, func(line int64, raw []byte) error {
+			if !lines[line] {
+				return nil
+			}
+			rec, p := j.ld.Decode(raw, line)
+			if p != nil {
+				return nil
+			}
+			if p := fold.Apply(&rec.Events[0]); p != nil {
+				p.Line = line
+				problems = append(problems, *p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM schedules WHERE session_pk = ?`, j.pk); err != nil {
 		return nil, err
@@ -477,7 +485,7 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st
 	if res.Verdict != dsh.VerdictRecovered {
 		kind, from = "original", 0
 	}
-	return saveBlob(ctx, tx, j.file, fileID, kind, from, j.zenc, j.store.Now().UnixMilli())
+	return saveBlob(ctx, tx, j.file, fileID, kind, from, j.store.Now().UnixMilli())
 }
 
 // saveDuplicate records a file whose session another live file already archives:
@@ -509,8 +517,6 @@ func (s *Store) saveRefused(ctx context.Context, f *os.File, id identity, row *f
 		return err
 	}
 	defer tx.Rollback()
-	zenc := newZstdEncoder()
-	defer zenc.Close()
 	fileID, err := upsertFile(ctx, tx, fileUpsert{
 		path: f.Name(), compressed: compressed, id: id, cursor: "", verdict: res.Verdict, problem: res.Problem,
 		lastSeq: -1, now: s.Now().UnixMilli(), rewritten: row != nil,
@@ -522,7 +528,7 @@ func (s *Store) saveRefused(ctx context.Context, f *os.File, id identity, row *f
 		return err
 	}
 	if id.size > 0 {
-		if err := saveBlob(ctx, tx, f, fileID, "original", 0, zenc, s.Now().UnixMilli()); err != nil {
+		if err := saveBlob(ctx, tx, f, fileID, "original", 0, s.Now().UnixMilli()); err != nil {
 			return err
 		}
 	}

@@ -14,10 +14,6 @@ import (
 	"github.com/logbook/logbook/archive/dsh"
 )
 
-// compressAbove is the line length past which a record is stored zstd-compressed
-// (when that is smaller): small lines stay plain so the common case costs nothing.
-const compressAbove = 4 << 10
-
 // projState is the per-session state the projection carries across incremental
 // imports; it is stored as JSON in sessions.state.
 type projState struct {
@@ -55,15 +51,16 @@ type projector struct {
 	zenc    *zstd.Encoder
 	stmts   map[string]*sql.Stmt
 	tx      *sql.Tx
+	blocks  *blockWriter
 }
 
 // projectorSQL holds every statement the projection runs, by name.
 var projectorSQL = map[string]string{
-	"record": `INSERT INTO records (session_pk, seq0, line, n, packed, type, time, turn, step, surface, source_seqs, enc, raw)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (session_pk, seq0) DO NOTHING`,
-	"shadow": `UPDATE records SET surface = 'shadowed', shadowed_by = ?
-		WHERE session_pk = ? AND seq0 = ?`,
+	"event": `INSERT INTO events (session_pk, seq, line, type, time, turn, step, surface, source_seqs)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_pk, seq) DO NOTHING`,
+	"shadow": `UPDATE events SET surface = 'shadowed', shadowed_by = ?
+		WHERE session_pk = ? AND seq = ?`,
 	"message": `INSERT INTO messages (session_pk, seq, time, turn, step, role, kind, source_kind, plugin, message_id, text, reasoning, provider, model, interrupted)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (session_pk, seq) DO NOTHING`,
@@ -105,7 +102,15 @@ var projectorSQL = map[string]string{
 }
 
 func newProjector(ctx context.Context, tx *sql.Tx, pk int64, st projState, checker *dsh.Checker, zenc *zstd.Encoder) (*projector, error) {
+	// Statements run without the caller's cancellation: a cancellable context makes the
+	// driver start a watcher per statement, which costs more than the insert. The
+	// import loop checks for cancellation between records instead.
+	ctx = context.WithoutCancel(ctx)
 	p := &projector{ctx: ctx, pk: pk, st: st, checker: checker, zenc: zenc, tx: tx, stmts: map[string]*sql.Stmt{}}
+	var err error
+	if p.blocks, err = newBlockWriter(ctx, tx, pk, zenc); err != nil {
+		return nil, err
+	}
 	for name, q := range projectorSQL {
 		stmt, err := tx.PrepareContext(ctx, q)
 		if err != nil {
@@ -117,7 +122,11 @@ func newProjector(ctx context.Context, tx *sql.Tx, pk int64, st projState, check
 	return p, nil
 }
 
+// flush stores the lines gathered so far; call it before committing.
+func (p *projector) flush() error { return p.blocks.flush() }
+
 func (p *projector) close() {
+	p.blocks.close()
 	for _, s := range p.stmts {
 		s.Close()
 	}
@@ -132,11 +141,8 @@ func (p *projector) exec(name string, args ...any) error {
 
 // record stores one storage line and projects its events.
 func (p *projector) record(rec *dsh.Record) error {
-	enc, raw := 0, rec.Raw
-	if len(raw) > compressAbove {
-		if z := p.zenc.EncodeAll(raw, nil); len(z) < len(raw) {
-			enc, raw = 1, z
-		}
+	if err := p.blocks.add(rec.Line, rec.Events[0].Seq, rec.Events[len(rec.Events)-1].Seq, rec.Raw); err != nil {
+		return err
 	}
 	first := &rec.Events[0]
 	p.st.Records++
@@ -149,10 +155,11 @@ func (p *projector) record(rec *dsh.Record) error {
 		}
 		p.st.LastTime = max(p.st.LastTime, t)
 	}
-	if rec.Packed != "" {
-		c := first.Chunk
-		return p.exec("record", p.pk, first.Seq, rec.Line, len(rec.Events), rec.Packed, first.Type, first.Time,
-			c.Turn, c.Step, "log-only", nil, enc, raw)
+	if rec.Packed != "" || first.Type == "assistant/chunk" {
+		// Stream chunks (packed or loose) are log-only token deltas that dsh itself
+		// never renders; the assembled assistant/message is what views use. Their
+		// bytes are in the block, and skipping a row for each keeps imports fast.
+		return nil
 	}
 	ev := first
 	var turn, step any
@@ -184,7 +191,7 @@ func (p *projector) record(rec *dsh.Record) error {
 		b, _ := json.Marshal(ev.SourceEventSeqs)
 		sourceSeqs = string(b)
 	}
-	if err := p.exec("record", p.pk, ev.Seq, rec.Line, 1, nil, ev.Type, ev.Time, turn, step, surface, sourceSeqs, enc, raw); err != nil {
+	if err := p.exec("event", p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, surface, sourceSeqs); err != nil {
 		return err
 	}
 	return p.event(ev, turn, step)

@@ -121,7 +121,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]Message, erro
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT m.seq, m.time, m.turn, m.step, m.role, m.kind, COALESCE(m.source_kind, ''), COALESCE(m.plugin, ''),
 		       m.text, m.reasoning, COALESCE(m.model, ''), m.interrupted, COALESCE(r.surface, 'current'), r.shadowed_by
-		FROM messages m LEFT JOIN records r ON r.session_pk = m.session_pk AND r.seq0 = m.seq
+		FROM messages m LEFT JOIN events r ON r.session_pk = m.session_pk AND r.seq = m.seq
 		WHERE m.session_pk = ? ORDER BY m.seq`, pk)
 	if err != nil {
 		return nil, err
@@ -320,27 +320,12 @@ func (s *Store) ExportJSONL(ctx context.Context, sessionID string, w io.Writer) 
 	if _, err := io.WriteString(w, header+"\n"); err != nil {
 		return err
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT enc, raw FROM records WHERE session_pk = ? ORDER BY seq0`, pk)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	nl := []byte{'\n'}
-	for rows.Next() {
-		var enc int
-		var raw []byte
-		if err := rows.Scan(&enc, &raw); err != nil {
-			return err
-		}
-		if raw, err = decodeRaw(enc, raw); err != nil {
-			return err
-		}
+	return eachLine(ctx, s.read, pk, 2, -1, func(_ int64, raw []byte) error {
 		if _, err := w.Write(raw); err != nil {
 			return err
 		}
-		if _, err := w.Write(nl); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+		_, err := w.Write(nl)
+		return err
+	})
 }

@@ -81,41 +81,48 @@ CREATE TABLE sessions (
 );
 CREATE INDEX sessions_project ON sessions(project, last_time);
 
--- records: every storage line after the header, byte for byte, and the logical
--- event it holds. A plain line is one event; a packed chunk row (packed != NULL) stands
--- for its n assistant/chunk members seq0..seq0+n-1, which are log-only by definition.
--- Keeping one row per line (not per member) is what makes bulk import fast: a real log
--- holds ~16 chunk members per line.
-CREATE TABLE records (
+-- blocks: every storage line after the header, byte for byte. Consecutive lines are
+-- stored together, each followed by '\n', zstd-compressed: one row per ~256 KiB of log
+-- instead of one per line keeps imports fast and the archive smaller than the logs.
+CREATE TABLE blocks (
+    session_pk INTEGER NOT NULL REFERENCES sessions(pk) ON DELETE CASCADE,
+    first_line INTEGER NOT NULL,            -- logical line number of the first line (header = 1)
+    last_line  INTEGER NOT NULL,
+    first_seq  INTEGER NOT NULL,
+    last_seq   INTEGER NOT NULL,
+    raw_size   INTEGER NOT NULL,            -- uncompressed bytes
+    data       BLOB NOT NULL
+);
+CREATE UNIQUE INDEX blocks_lines ON blocks(session_pk, first_line);
+
+-- events: one row per logical event, except assistant/chunk stream deltas (packed or
+-- loose): those are log-only token deltas dsh never renders, so they live in blocks
+-- only (a real log holds ~16 chunk members per line and most of its lines are chunks).
+CREATE TABLE events (
     session_pk  INTEGER NOT NULL REFERENCES sessions(pk) ON DELETE CASCADE,
-    seq0        INTEGER NOT NULL,           -- the (first) seq the line holds
-    line        INTEGER NOT NULL,           -- logical line number (header = 1)
-    n           INTEGER NOT NULL,           -- logical events in the line
-    packed      TEXT,                       -- packed row tag, or NULL for a plain event
-    type        TEXT NOT NULL,              -- event type (assistant/chunk for packed rows)
-    time        INTEGER NOT NULL,           -- event time (time0 for packed rows)
+    seq         INTEGER NOT NULL,
+    line        INTEGER NOT NULL,
+    type        TEXT NOT NULL,
+    time        INTEGER NOT NULL,
     turn        INTEGER,
     step        INTEGER,
     surface     TEXT NOT NULL,              -- current | shadowed | log-only
     shadowed_by INTEGER,                    -- seq of the event that replaced it
-    source_seqs TEXT,                       -- expanded sourceEventSeqs (JSON), raw form stays in raw
-    enc         INTEGER NOT NULL,           -- 0: raw holds the line; 1: zstd of the line
-    raw         BLOB NOT NULL,
-    PRIMARY KEY (session_pk, seq0)
+    source_seqs TEXT,                       -- expanded sourceEventSeqs (JSON); the raw form is in the line
+    PRIMARY KEY (session_pk, seq)
 ) WITHOUT ROWID;
-CREATE INDEX records_type ON records(session_pk, type);
 
--- superseded_records: lines replaced when a file was rewritten upstream, so a
--- rewrite never loses what was archived before.
-CREATE TABLE superseded_records (
+-- superseded_blocks: blocks replaced when a file was rewritten upstream, so a rewrite
+-- never loses what was archived before.
+CREATE TABLE superseded_blocks (
     session_pk    INTEGER NOT NULL,
-    seq0          INTEGER NOT NULL,
-    line          INTEGER NOT NULL,
-    enc           INTEGER NOT NULL,
-    raw           BLOB NOT NULL,
+    first_line    INTEGER NOT NULL,
+    last_line     INTEGER NOT NULL,
+    raw_size      INTEGER NOT NULL,
+    data          BLOB NOT NULL,
     superseded_at INTEGER NOT NULL
 );
-CREATE INDEX superseded_session ON superseded_records(session_pk, seq0);
+CREATE INDEX superseded_session ON superseded_blocks(session_pk);
 
 CREATE TABLE messages (
     session_pk   INTEGER NOT NULL REFERENCES sessions(pk) ON DELETE CASCADE,
