@@ -307,9 +307,13 @@ func (d *recordDecoder) decodeEvent(line []byte, lineNo, offset int64) *Problem 
 		ev.Ignorable = true
 	}
 	surface := IsSurfaceType(t)
-	if !surface && (ev.HasSourceSeqs || ev.SurfaceOp != nil) {
+	if !surface && ev.HasSourceSeqs {
+		return problemf(KindBadSourceSeqs, lineNo, offset,
+			"%s event (seq %d) is log-only and may not carry sourceEventSeqs (only user/message, assistant/message and tool/result do)", t, ev.Seq)
+	}
+	if !surface && ev.SurfaceOp != nil {
 		return problemf(KindBadSurfaceOp, lineNo, offset,
-			"%s event (seq %d) is log-only and may not carry sourceEventSeqs or surfaceOp", t, ev.Seq)
+			"%s event (seq %d) is log-only and may not carry a surfaceOp (only user/message, assistant/message and tool/result do)", t, ev.Seq)
 	}
 	if ev.SurfaceOp != nil {
 		if err := checkSurfaceOp(ev.SurfaceOp); err != "" {

@@ -1,0 +1,190 @@
+package archive_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/archivetest"
+	"github.com/logbook/logbook/archive/dshgen"
+)
+
+// BenchmarkImportRealLog imports the real 87k-event log (plain, decompressed once)
+// into a fresh archive per iteration and reports logical MB/s.
+func BenchmarkImportRealLog(b *testing.B) {
+	src := archivetest.Corpus(b, archivetest.RealLog)
+	raw, err := os.ReadFile(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dec, _ := zstd.NewReader(nil)
+	plain, err := dec.DecodeAll(raw, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	path := filepath.Join(dir, "session.jsonl")
+	if err := os.WriteFile(path, plain, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(plain)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		s, err := archive.Open(context.Background(), filepath.Join(b.TempDir(), "a.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		fr := s.ImportFile(context.Background(), path, archive.ImportOptions{})
+		if fr.Error != nil {
+			b.Fatal(fr.Error)
+		}
+		b.StopTimer()
+		s.Close()
+		b.StartTimer()
+	}
+}
+
+// benchScale reads LOGBOOK_BENCH_GB (default 0.02 GB, so `go test -bench .` stays
+// quick); the issue's figures use LOGBOOK_BENCH_GB=1.
+func benchScale(b *testing.B) float64 {
+	gb := 0.02
+	if v := os.Getenv("LOGBOOK_BENCH_GB"); v != "" {
+		if _, err := fmt.Sscanf(v, "%g", &gb); err != nil || gb <= 0 {
+			b.Fatalf("LOGBOOK_BENCH_GB=%q is not a positive number", v)
+		}
+	}
+	return gb
+}
+
+// resetPeakRSS clears the kernel's high-water mark of resident memory (Linux), so
+// peakRSS measures only what follows.
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS returns VmHWM in bytes, or 0 where /proc is absent.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:")), "%d", &kb)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func dirSize(path string) int64 {
+	var n int64
+	_ = filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// benchImport generates a corpus (outside the timer), imports it into a fresh archive
+// and reports throughput, peak memory, archive size and the cost of a re-import with
+// nothing changed.
+func benchImport(b *testing.B, sessions int, bytes int64, compressed bool) {
+	root := filepath.Join(b.TempDir(), "sessions")
+	st, err := dshgen.WriteCorpus(root, dshgen.CorpusOptions{Seed: 7, Sessions: sessions, TargetBytes: bytes, Compressed: compressed})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.LogicalBytes)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		dbDir := b.TempDir()
+		s, err := archive.Open(context.Background(), filepath.Join(dbDir, "a.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		resetPeakRSS()
+		b.StartTimer()
+		start := time.Now()
+		rep, err := s.Import(context.Background(), []string{root}, archive.ImportOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Maintain(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		if rep.Summary.OK != st.Sessions {
+			b.Fatalf("%d of %d sessions ok: %+v", rep.Summary.OK, st.Sessions, rep.Summary)
+		}
+		b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MB")
+		b.ReportMetric(float64(st.Sessions)/elapsed.Seconds(), "sessions/s")
+		b.ReportMetric(float64(st.Events)/elapsed.Seconds(), "events/s")
+		b.ReportMetric(float64(dirSize(dbDir))/float64(st.LogicalBytes), "archive/logical")
+		again := time.Now()
+		rep2, err := s.Import(context.Background(), []string{root}, archive.ImportOptions{})
+		if err != nil || rep2.Summary.Changed != 0 {
+			b.Fatalf("re-import changed %d files: %v", rep2.Summary.Changed, err)
+		}
+		b.ReportMetric(float64(time.Since(again).Milliseconds()), "rescan-ms")
+		s.Close()
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(st.LogicalBytes)/(1<<20), "logical-MB")
+	b.ReportMetric(float64(st.Sessions), "sessions")
+}
+
+// BenchmarkImportCorpus imports 2,000 sessions per GB of logical JSONL
+// (LOGBOOK_BENCH_GB, default 0.02), written as .jsonl.zstd like dsh writes them.
+func BenchmarkImportCorpus(b *testing.B) {
+	gb := benchScale(b)
+	benchImport(b, max(10, int(2000*gb)), int64(gb*(1<<30)), true)
+}
+
+// BenchmarkImportSingleSession imports one session of LOGBOOK_BENCH_GB logical bytes:
+// the memory figure must stay flat however large one session grows.
+func BenchmarkImportSingleSession(b *testing.B) {
+	benchImport(b, 1, int64(benchScale(b)*(1<<30)), true)
+}
+
+// BenchmarkRescan10k re-imports 10,000 unchanged small session files: the cost of a
+// routine import when nothing happened.
+func BenchmarkRescan10k(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "sessions")
+	if _, err := dshgen.WriteCorpus(root, dshgen.CorpusOptions{Seed: 9, Sessions: 10000, TargetBytes: 10000 * 4096}); err != nil {
+		b.Fatal(err)
+	}
+	s, err := archive.Open(context.Background(), filepath.Join(b.TempDir(), "a.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Import(context.Background(), []string{root}, archive.ImportOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rep, err := s.Import(context.Background(), []string{root}, archive.ImportOptions{})
+		if err != nil || rep.Summary.Changed != 0 || rep.Summary.Files != 10000 {
+			b.Fatalf("rescan: %+v %v", rep.Summary, err)
+		}
+	}
+}
