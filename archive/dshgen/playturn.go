@@ -2,6 +2,7 @@ package dshgen
 
 import (
 	"strconv"
+	"strings"
 )
 
 // task is one tool call a scripted step makes.
@@ -142,9 +143,9 @@ func (s *Session) stepTasks(k int, in act) []task {
 	if k == 1 {
 		if in&actSchedules != 0 {
 			tasks = append(tasks, task{name: "schedule", before: func() {
-				s.ScheduleCreate("at", s.txt.sentence(6))
-				s.ScheduleCreate("after", s.txt.sentence(6))
-				s.ScheduleCreate("every", s.txt.sentence(6))
+				s.ScheduleCreate("at", s.schedulePrompt())
+				s.ScheduleCreate("after", s.schedulePrompt())
+				s.ScheduleCreate("every", s.schedulePrompt())
 			}})
 		}
 		if in&actTodo != 0 {
@@ -171,4 +172,13 @@ func (s *Session) stepTasks(k int, in act) []task {
 		tasks[len(tasks)-1].isErr = false
 	}
 	return tasks
+}
+
+// schedulePrompt is a prompt as dsh stores it: non-empty and trimmed (dsh's fold
+// rejects surrounding whitespace, so its writer never records any).
+func (s *Session) schedulePrompt() string {
+	if p := strings.TrimSpace(s.txt.sentence(6)); p != "" {
+		return p
+	}
+	return "check the build"
 }
