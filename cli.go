@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -56,25 +57,57 @@ func usage(w io.Writer) {
 	tw.Flush()
 }
 
+// helpError is a request for a command's help (-h, --help): its usage and flags are
+// printed to standard output and the exit status is 0.
+type helpError struct{ fs *flag.FlagSet }
+
+func (h helpError) Error() string { return flag.ErrHelp.Error() }
+
 // parseFlags parses flags wherever they appear among the positional arguments
 // (`export ID -o f` and `export -o f ID` both work) and returns the positionals.
+// Everything after a "--" is positional.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, helpError{fs}
+			}
 			return nil, usageError{err}
 		}
-		args = fs.Args()
+		rest := fs.Args()
+		// flag.Parse swallows a terminating "--"; once it did, the rest is positional.
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" && !flagTakesValue(fs, args[:n-1]) {
+			return append(pos, rest...), nil
+		}
+		args = rest
 		if len(args) == 0 {
 			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// flagTakesValue reports whether the last of the parsed args is a flag still waiting
+// for its value (so a "--" after it is that value, not the end of the flags).
+func flagTakesValue(fs *flag.FlagSet, parsed []string) bool {
+	if len(parsed) == 0 {
+		return false
+	}
+	last := parsed[len(parsed)-1]
+	if !strings.HasPrefix(last, "-") || last == "-" || last == "--" || strings.Contains(last, "=") {
+		return false
+	}
+	f := fs.Lookup(strings.TrimLeft(last, "-"))
+	if f == nil {
+		return false
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return false
+	}
+	return true
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -136,6 +169,9 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	}
 	if err := s.Maintain(ctx); err != nil {
 		e.logger.Warn("maintenance after import failed", "err", err)
+	}
+	if rep.Gone == nil {
+		rep.Gone = []string{} // "gone" is a list in the JSON contract, never null
 	}
 	if *asJSON {
 		return writeJSON(e.stdout, rep)

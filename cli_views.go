@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -198,6 +199,12 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
+	// Resolve the session before touching -o FILE: an unknown id must leave an
+	// existing file alone rather than truncate it and then delete it.
+	sess, err := s.Session(ctx, pos[0])
+	if err != nil {
+		return err
+	}
 	var w io.Writer = e.stdout
 	var f *os.File
 	if *out != "" {
@@ -206,13 +213,20 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		}
 		w = f
 	}
-	err = s.ExportJSONL(ctx, pos[0], w)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	err = s.ExportJSONL(ctx, sess.ID, bw)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
 	if f != nil {
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
+		// Drop a partial export, but never unlink a device or pipe (-o /dev/stdout).
 		if err != nil {
-			_ = os.Remove(*out)
+			if fi, serr := os.Stat(*out); serr == nil && fi.Mode().IsRegular() {
+				_ = os.Remove(*out)
+			}
 		}
 	}
 	return err

@@ -94,6 +94,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := cmd.run(ctx, e, args[1:]); err != nil {
+		var he helpError
+		if errors.As(err, &he) {
+			fmt.Fprintf(stdout, "usage: logbook %s\n\n%s\n", cmd.usage, cmd.summary)
+			he.fs.SetOutput(stdout)
+			he.fs.PrintDefaults()
+			return 0
+		}
 		var ue usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintf(stderr, "logbook %s: %v\nusage: logbook %s\n", args[0], err, cmd.usage)

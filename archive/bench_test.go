@@ -105,7 +105,10 @@ func dirSize(path string) int64 {
 // nothing changed.
 func benchImport(b *testing.B, sessions int, bytes int64, compressed bool) {
 	root := filepath.Join(b.TempDir(), "sessions")
-	st, err := dshgen.WriteCorpus(root, dshgen.CorpusOptions{Seed: 7, Sessions: sessions, TargetBytes: bytes, Compressed: compressed})
+	// The shape follows the real 87k-event corpus log: long streamed reasoning and
+	// answers (~400 tokens a block) and tool results of a few KiB.
+	st, err := dshgen.WriteCorpus(root, dshgen.CorpusOptions{Seed: 7, Sessions: sessions, TargetBytes: bytes,
+		Compressed: compressed, ChunkTokens: 400, ToolResultBytes: 4000})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,9 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// blockWriter gathers consecutive storage lines of one session into blocks.
+// blockWriter gathers consecutive storage lines of one session into blocks. Blocks
+// are compressed and stored by a background goroutine, so compression overlaps with
+// parsing on a second core; wait must be called before the transaction commits.
 type blockWriter struct {
 	ctx       context.Context
 	pk        int64
@@ -31,7 +33,17 @@ type blockWriter struct {
 	lastSeq   int64
 	zenc      *zstd.Encoder
 	stmt      *sql.Stmt
-	zbuf      []byte
+
+	jobs chan blockJob
+	done chan error
+	free chan []byte
+	err  error
+}
+
+// blockJob is one block handed to the background writer.
+type blockJob struct {
+	firstLine, lastLine, firstSeq, lastSeq int64
+	raw                                    []byte
 }
 
 func newBlockWriter(ctx context.Context, tx *sql.Tx, pk int64, zenc *zstd.Encoder) (*blockWriter, error) {
@@ -41,7 +53,30 @@ func newBlockWriter(ctx context.Context, tx *sql.Tx, pk int64, zenc *zstd.Encode
 	if err != nil {
 		return nil, fmt.Errorf("prepare blocks: %w", err)
 	}
-	return &blockWriter{ctx: ctx, pk: pk, zenc: zenc, stmt: stmt}, nil
+	w := &blockWriter{ctx: ctx, pk: pk, zenc: zenc, stmt: stmt,
+		jobs: make(chan blockJob, 1), done: make(chan error, 1), free: make(chan []byte, 2)}
+	w.free <- make([]byte, 0, blockTarget+64<<10)
+	w.free <- make([]byte, 0, blockTarget+64<<10)
+	w.buf = <-w.free
+	go w.store()
+	return w, nil
+}
+
+// store compresses and inserts blocks until jobs is closed; it reports the first
+// error on done.
+func (w *blockWriter) store() {
+	var firstErr error
+	var z []byte
+	for j := range w.jobs {
+		if firstErr == nil {
+			z = w.zenc.EncodeAll(j.raw, z[:0])
+			if _, err := w.stmt.ExecContext(w.ctx, w.pk, j.firstLine, j.lastLine, j.firstSeq, j.lastSeq, len(j.raw), z); err != nil {
+				firstErr = fmt.Errorf("store block of lines %d-%d: %w", j.firstLine, j.lastLine, err)
+			}
+		}
+		w.free <- j.raw[:0]
+	}
+	w.done <- firstErr
 }
 
 // add appends one line (without its newline) holding seqs firstSeq..lastSeq.
@@ -53,25 +88,37 @@ func (w *blockWriter) add(line, firstSeq, lastSeq int64, raw []byte) error {
 	w.buf = append(w.buf, raw...)
 	w.buf = append(w.buf, '\n')
 	if len(w.buf) >= blockTarget {
-		return w.flush()
+		w.flush()
 	}
 	return nil
 }
 
-// flush stores the gathered lines as one compressed block.
-func (w *blockWriter) flush() error {
+// flush hands the gathered lines to the background writer as one block.
+func (w *blockWriter) flush() {
 	if len(w.buf) == 0 {
-		return nil
+		return
 	}
-	w.zbuf = w.zenc.EncodeAll(w.buf, w.zbuf[:0])
-	if _, err := w.stmt.ExecContext(w.ctx, w.pk, w.firstLine, w.lastLine, w.firstSeq, w.lastSeq, len(w.buf), w.zbuf); err != nil {
-		return fmt.Errorf("store block of lines %d-%d: %w", w.firstLine, w.lastLine, err)
-	}
-	w.buf = w.buf[:0]
-	return nil
+	w.jobs <- blockJob{firstLine: w.firstLine, lastLine: w.lastLine, firstSeq: w.firstSeq, lastSeq: w.lastSeq, raw: w.buf}
+	w.buf = <-w.free
 }
 
-func (w *blockWriter) close() { w.stmt.Close() }
+// wait flushes what is gathered, waits until every block is stored and returns the
+// first error. The writer cannot be used afterwards.
+func (w *blockWriter) wait() error {
+	if w.jobs == nil {
+		return w.err
+	}
+	w.flush()
+	close(w.jobs)
+	w.err = <-w.done
+	w.jobs = nil
+	return w.err
+}
+
+func (w *blockWriter) close() {
+	_ = w.wait()
+	w.stmt.Close()
+}
 
 // eachLine calls fn for every archived storage line of a session with a line number in
 // [from, to] (to < 0: no upper bound), in order. The bytes passed to fn are only valid

@@ -28,6 +28,9 @@ type ImportOptions struct {
 	// BatchRecords commits a long file every this many records so the WAL and a crash
 	// stay bounded; 0 means 20,000.
 	BatchRecords int
+	// Committed, when set, is called after each intermediate batch of a file is
+	// durably committed, with the last line it holds.
+	Committed func(path string, line int64)
 }
 
 // Progress reports how far an import has come.
@@ -42,7 +45,7 @@ type Progress struct {
 }
 
 func (o ImportOptions) dshOptions() dsh.Options {
-	return dsh.Options{Strict: o.Strict, Header: dsh.HeaderOptions{Lenient: o.LenientHeaders}}
+	return dsh.Options{Strict: o.Strict, Header: dsh.HeaderOptions{Lenient: o.LenientHeaders}, Detached: true}
 }
 
 // fileRow is the stored state of one imported file.

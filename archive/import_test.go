@@ -1031,12 +1031,12 @@ func TestImportResumesAfterAnInterruptedRun(t *testing.T) {
 	path := sessionFile(t, t.TempDir(), "session-x", false)
 	writeFile(t, path, b.plain())
 
-	// Cancel the run when the reader hits the end of the file: the batches committed
-	// every 12 records stay, the last open transaction is rolled back.
+	// Cancel the run once its second batch is committed: the batches committed every
+	// 12 records stay, and nothing after them is written.
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts := archive.ImportOptions{BatchRecords: 12, Progress: func(p archive.Progress) {
-		if p.FileBytes == p.FileSize && p.FileSize > 0 {
+	opts := archive.ImportOptions{BatchRecords: 12, Committed: func(_ string, line int64) {
+		if line >= 24 {
 			cancel()
 		}
 	}}

@@ -66,8 +66,14 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 		batch = 20000
 	}
 	n := 0
+	// The reader decodes ahead on its own goroutine while this one projects and
+	// writes: on two cores that overlaps the two halves of the work.
+	items, stop := readAhead(j.reader)
+	defer stop()
+	var committed dsh.Cursor
 	for {
-		rec, err := j.reader.Next()
+		it := <-items
+		rec, err := it.rec, it.err
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -75,6 +81,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 			proj.close()
 			return err
 		}
+		committed = it.committed
 		if rec.Line%4096 == 0 && ctx.Err() != nil {
 			proj.close()
 			return ctx.Err()
@@ -99,7 +106,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 			}
 		}
 		n++
-		if n >= batch && j.reader.Committed().Line == rec.Line {
+		if n >= batch && committed.Line == rec.Line {
 			// Commit a durable prefix so a crash or a huge file never holds one giant
 			// transaction; the cursor saved with it is where a later run resumes.
 			n = 0
@@ -107,13 +114,19 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 				proj.close()
 				return err
 			}
-			if err := j.saveProgress(ctx, tx, proj.st); err != nil {
+			if err := j.saveProgress(ctx, tx, proj.st, committed); err != nil {
 				proj.close()
 				return err
 			}
 			proj.close()
 			if err := tx.Commit(); err != nil {
 				return err
+			}
+			if j.opts.Committed != nil {
+				j.opts.Committed(j.path, committed.Line)
+			}
+			if err := ctx.Err(); err != nil {
+				return err // what is committed stays; the next import resumes there
 			}
 			if tx, err = s.write.BeginTx(ctx, nil); err != nil {
 				return err
@@ -440,14 +453,11 @@ func nullZero(n int64) any {
 
 // saveProgress records a durable intermediate point: the session totals and a cursor,
 // with the file's size left unknown so the next run resumes rather than skips.
-func (j *importJob) saveProgress(ctx context.Context, tx *sql.Tx, st projState) error {
+func (j *importJob) saveProgress(ctx context.Context, tx *sql.Tx, st projState, committed dsh.Cursor) error {
 	if err := j.saveSession(ctx, tx, st, dsh.VerdictOK); err != nil {
 		return err
 	}
-	res := j.reader.Result()
-	res.Verdict = dsh.VerdictOK
-	res.Problem = nil
-	res.Dropped = false
+	res := dsh.Result{Verdict: dsh.VerdictOK, Committed: committed, LastSeq: st.LastSeq}
 	saved := j.id
 	j.id.size = -1
 	defer func() { j.id = saved }()
@@ -533,4 +543,42 @@ func (s *Store) saveRefused(ctx context.Context, f *os.File, id identity, row *f
 		}
 	}
 	return tx.Commit()
+}
+
+// readItem is one record read ahead, with the cursor durable after it.
+type readItem struct {
+	rec       *dsh.Record
+	committed dsh.Cursor
+	err       error
+}
+
+// readAhead runs r on its own goroutine, which must use Detached records. The
+// channel ends with an item carrying io.EOF or an error. stop ends the goroutine
+// early and waits for it, so the reader is never used after stop returns.
+func readAhead(r *dsh.Reader) (<-chan readItem, func()) {
+	items := make(chan readItem, 512)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			rec, err := r.Next()
+			select {
+			case items <- readItem{rec: rec, committed: r.Committed(), err: err}:
+			case <-quit:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var once bool
+	return items, func() {
+		if !once {
+			once = true
+			close(quit)
+			<-done
+		}
+	}
 }

@@ -122,8 +122,9 @@ func newProjector(ctx context.Context, tx *sql.Tx, pk int64, st projState, check
 	return p, nil
 }
 
-// flush stores the lines gathered so far; call it before committing.
-func (p *projector) flush() error { return p.blocks.flush() }
+// flush stores the lines gathered so far and waits for them; call it before
+// committing. The projector cannot take more records afterwards.
+func (p *projector) flush() error { return p.blocks.wait() }
 
 func (p *projector) close() {
 	p.blocks.close()
@@ -295,17 +296,8 @@ func (p *projector) event(ev *dsh.Event, turn, step any) error {
 		return nil
 	}
 	var d eventData
-	switch ev.Type {
-	case "user/message":
-		var m message
-		if json.Unmarshal(ev.Data, &m) != nil {
-			return nil // shape problems are the checker's to report
-		}
-		d.Message = &m
-	default:
-		if json.Unmarshal(ev.Data, &d) != nil {
-			return nil
-		}
+	if !decodeEventData(ev.Type, ev.Data, &d) {
+		return nil // shape problems are the checker's to report
 	}
 	switch ev.Type {
 	case "user/message":

@@ -69,6 +69,9 @@ func (s *Store) Open(ctx context.Context) error {
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(ON)")
 	q.Add("_pragma", "cache_size(-65536)")
+	// Checkpoint every 64 MiB of WAL rather than 4 MiB: each checkpoint syncs the
+	// database file, and during bulk imports those syncs dominated the wall time.
+	q.Add("_pragma", "wal_autocheckpoint(16384)")
 	dsn := "file:" + abs + "?" + q.Encode()
 	if s.write, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
 		return fmt.Errorf("open archive writer: %w", err)

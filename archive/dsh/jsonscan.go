@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // maxSafeInt is JavaScript's Number.MAX_SAFE_INTEGER: dsh validates every integer
@@ -223,11 +225,80 @@ func jsonString(v []byte) (string, bool) {
 	if indexByte(inner, '\\') < 0 {
 		return string(inner), true
 	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", false
+	return unescape(inner)
+}
+
+// unescape decodes the body of a JSON string literal that holds escapes. Invalid
+// escapes and lone surrogates decode as U+FFFD, as encoding/json does.
+func unescape(in []byte) (string, bool) {
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i >= len(in) {
+			return "", false
+		}
+		switch in[i] {
+		case '"', '\\', '/':
+			out = append(out, in[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(in[i+1:])
+			if !ok {
+				return "", false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if i+6 < len(in) && in[i+1] == '\\' && in[i+2] == 'u' {
+					if r2, ok := hex4(in[i+3:]); ok {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							out = utf8.AppendRune(out, dec)
+							i += 6
+							continue
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", false
+		}
 	}
-	return s, true
+	return string(out), true
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // errStop ends a member scan early.
@@ -249,4 +320,32 @@ func TurnStep(data []byte) (turn int64, hasTurn bool, step int64, hasStep bool) 
 		return nil
 	})
 	return
+}
+
+// Members calls fn for each top-level member of the JSON object b, in order; it
+// returns false if b is not an object. b must be valid JSON (every line a Reader
+// returns is), which is what makes this scan fast: it never re-validates.
+func Members(b []byte, fn func(key, val []byte)) bool {
+	return eachMember(b, func(k, v []byte) error {
+		fn(k, v)
+		return nil
+	}) == nil
+}
+
+// Elements calls fn for each element of the JSON array b (valid JSON); it returns
+// false if b is not an array.
+func Elements(b []byte, fn func(val []byte)) bool {
+	return eachElement(b, func(v []byte) error {
+		fn(v)
+		return nil
+	}) == nil
+}
+
+// String decodes a JSON string value; ok is false for any other kind of value.
+func String(v []byte) (string, bool) { return jsonString(v) }
+
+// Int decodes a JSON number that is a safe integer.
+func Int(v []byte) (int64, bool) {
+	n, _, ok := safeInt(v)
+	return n, ok
 }

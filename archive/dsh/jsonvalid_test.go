@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -25,6 +26,24 @@ func FuzzValidJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if json.Valid(b) != validJSON(b) {
 			t.Fatalf("validJSON disagrees with encoding/json on %q", b)
+		}
+	})
+}
+
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\"c\\d\/e\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\udc00\ud800"`, `"\u0000\t"`, `"é😀"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want string
+		// Only exact string literals (values as the scanner hands them over), and
+		// valid UTF-8: invalid bytes are kept as written rather than replaced.
+		if json.Unmarshal(b, &want) != nil || len(b) < 2 || b[0] != '"' || skipString(b, 0) != len(b) || !utf8.Valid(b) {
+			return
+		}
+		got, ok := jsonString(b)
+		if !ok || got != want {
+			t.Fatalf("jsonString(%q) = %q, %v; encoding/json says %q", b, got, ok, want)
 		}
 	})
 }

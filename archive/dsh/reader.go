@@ -20,6 +20,9 @@ type Options struct {
 	Header HeaderOptions
 	// MaxFrameBytes bounds one decoded zstd frame; 0 means 512 MiB.
 	MaxFrameBytes uint64
+	// Detached makes every Record own its memory (no buffer reuse between calls), so
+	// records can be handed to another goroutine while the reader reads ahead.
+	Detached bool
 }
 
 // Cursor is a resumable position in a session file: everything before it has been
@@ -170,7 +173,12 @@ func (r *Reader) Next() (*Record, error) {
 			break
 		}
 		offset := r.problemOffset(lineStart)
-		rec, p := r.rd.decode(line, r.pos.Line, offset)
+		dec := &r.rd
+		if r.opts.Detached {
+			line = append([]byte(nil), line...)
+			dec = new(recordDecoder)
+		}
+		rec, p := dec.decode(line, r.pos.Line, offset)
 		if p == nil {
 			p = r.checkSeqs(rec, offset)
 		}

@@ -24,6 +24,10 @@ type CorpusOptions struct {
 	Families    Family // 0 = AllFamilies
 	HugeLine    bool   // session 0 carries a tool result larger than 2 MiB
 	BatchLines  int    // see Options.BatchLines
+	// ChunkTokens and ToolResultBytes shape every session (see Options); zero keeps
+	// the defaults, which make short turns with many small events.
+	ChunkTokens     int
+	ToolResultBytes int
 	// ZstdLevel is the compression level of .zstd sessions; 0 = zstd.SpeedFastest
 	// (dsh uses the default level; the level does not change what a reader sees).
 	ZstdLevel zstd.EncoderLevel
@@ -173,6 +177,9 @@ func writeCorpusSession(root string, i int, target int64, opts CorpusOptions, en
 		Families:    opts.Families,
 		HugeLine:    opts.HugeLine && i == 0,
 		BatchLines:  opts.BatchLines,
+
+		ChunkTokens:     opts.ChunkTokens,
+		ToolResultBytes: opts.ToolResultBytes,
 	}
 	if i%10 == 3 {
 		o.AgentPreset = "standard"
