@@ -1,0 +1,81 @@
+package archive_test
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive"
+)
+
+func TestOpenTwiceIsIdempotent(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "a.db")
+	for i := 0; i < 2; i++ {
+		s, err := archive.Open(ctx, path)
+		require.NoError(t, err, "open %d", i+1)
+		require.NoError(t, s.Close())
+	}
+	db, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	defer db.Close()
+	var n int
+	require.NoError(t, db.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n))
+	entries, err := os.ReadDir("migrations")
+	require.NoError(t, err)
+	assert.Equal(t, len(entries), n, "each migration applied exactly once")
+	var mode string
+	require.NoError(t, db.QueryRow(`PRAGMA journal_mode`).Scan(&mode))
+	assert.Equal(t, "wal", mode)
+}
+
+func TestOpenFails(t *testing.T) {
+	t.Run("ErrNotADatabase", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "a.db")
+		require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("not a database ", 100)), 0o600))
+		_, err := archive.Open(context.Background(), path)
+		assert.Error(t, err)
+	})
+	t.Run("ErrMissingDirectory", func(t *testing.T) {
+		_, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "no", "such", "a.db"))
+		assert.Error(t, err)
+	})
+}
+
+// TestModerncVersionsPinned checks that modernc.org/libc is exactly the version the
+// pinned modernc.org/sqlite was built against: a mismatch compiles but can corrupt
+// memory at run time (the reason PocketBase keeps the same check).
+func TestModerncVersionsPinned(t *testing.T) {
+	gomod, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	require.NoError(t, err)
+	versions := map[string]string{}
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && strings.HasPrefix(f[0], "modernc.org/") {
+			versions[f[0]] = f[1]
+		}
+	}
+	sqliteV, libcV := versions["modernc.org/sqlite"], versions["modernc.org/libc"]
+	require.NotEmpty(t, sqliteV)
+	require.NotEmpty(t, libcV)
+	gomodcache := os.Getenv("GOMODCACHE")
+	if gomodcache == "" {
+		gopath := os.Getenv("GOPATH")
+		if gopath == "" {
+			home, _ := os.UserHomeDir()
+			gopath = filepath.Join(home, "go")
+		}
+		gomodcache = filepath.Join(gopath, "pkg", "mod")
+	}
+	mod, err := os.ReadFile(filepath.Join(gomodcache, "modernc.org", "sqlite@"+sqliteV, "go.mod"))
+	if err != nil {
+		t.Skipf("modernc.org/sqlite go.mod not in the module cache: %v", err)
+	}
+	assert.Contains(t, string(mod), "modernc.org/libc "+libcV,
+		"go.mod must pin modernc.org/libc to the version modernc.org/sqlite %s requires", sqliteV)
+}
