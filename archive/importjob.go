@@ -208,6 +208,7 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 		 SELECT session_pk, first_line, last_line, raw_size, data, ? FROM blocks WHERE session_pk = ?`,
 		`DELETE FROM blocks WHERE session_pk = ?`,
 		`DELETE FROM events WHERE session_pk = ?`,
+		`DELETE FROM schedule_changes WHERE session_pk = ?`,
 		`DELETE FROM messages WHERE session_pk = ?`,
 		`DELETE FROM tool_calls WHERE session_pk = ?`,
 		`DELETE FROM approvals WHERE session_pk = ?`,
@@ -344,51 +345,35 @@ func identityWarnings(path string, h *dsh.Header) []dsh.Problem {
 // on; a fork never adopts its parent's reminders) into the schedules table.
 func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]dsh.Problem, error) {
 	rows, err := tx.QueryContext(ctx, `
-		SELECT line FROM events
-		WHERE session_pk = ? AND seq >= ? AND type = 'schedule/change'
+		SELECT line, raw FROM schedule_changes
+		WHERE session_pk = ? AND seq >= ?
 		ORDER BY seq`, j.pk, j.header.SeedLength)
 	if err != nil {
 		return nil, err
 	}
-	lines := map[int64]bool{}
-	var first, last int64 = -1, -1
+	fold := dsh.NewScheduleFold()
+	var problems []dsh.Problem
+	found := false
 	for rows.Next() {
+		found = true
 		var line int64
-		if err := rows.Scan(&line); err != nil {
+		var raw []byte
+		if err := rows.Scan(&line, &raw); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		lines[line] = true
-		if first < 0 {
-			first = line
+		rec, p := j.ld.Decode(raw, line)
+		if p != nil {
+			continue
 		}
-		last = line
+		if p := fold.Apply(&rec.Events[0]); p != nil {
+			p.Line = line
+			problems = append(problems, *p)
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
-	}
-	fold := dsh.NewScheduleFold()
-	var problems []dsh.Problem
-	found := len(lines) > 0
-	if found {
-		err = eachLine(ctx, tx, j.pk, first, last, func(line int64, raw []byte) error {
-			if !lines[line] {
-				return nil
-			}
-			rec, p := j.ld.Decode(raw, line)
-			if p != nil {
-				return nil
-			}
-			if p := fold.Apply(&rec.Events[0]); p != nil {
-				p.Line = line
-				problems = append(problems, *p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM schedules WHERE session_pk = ?`, j.pk); err != nil {
 		return nil, err

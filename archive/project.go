@@ -59,6 +59,8 @@ var projectorSQL = map[string]string{
 	"event": `INSERT INTO events (session_pk, seq, line, type, time, turn, step, surface, source_seqs)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (session_pk, seq) DO NOTHING`,
+	"scheduleChange": `INSERT INTO schedule_changes (session_pk, seq, line, raw) VALUES (?, ?, ?, ?)
+		ON CONFLICT (session_pk, seq) DO NOTHING`,
 	"shadow": `UPDATE events SET surface = 'shadowed', shadowed_by = ?
 		WHERE session_pk = ? AND seq = ?`,
 	"message": `INSERT INTO messages (session_pk, seq, time, turn, step, role, kind, source_kind, plugin, message_id, text, reasoning, provider, model, interrupted)
@@ -194,6 +196,11 @@ func (p *projector) record(rec *dsh.Record) error {
 	}
 	if err := p.exec("event", p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, surface, sourceSeqs); err != nil {
 		return err
+	}
+	if ev.Type == "schedule/change" {
+		if err := p.exec("scheduleChange", p.pk, ev.Seq, rec.Line, string(rec.Raw)); err != nil {
+			return err
+		}
 	}
 	return p.event(ev, turn, step)
 }

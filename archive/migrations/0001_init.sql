@@ -202,6 +202,16 @@ CREATE TABLE compactions (
     PRIMARY KEY (session_pk, compaction_id)
 ) WITHOUT ROWID;
 
+-- schedule_changes: the schedule/change lines of each session, kept beside the blocks
+-- so that re-folding schedules after an append never decompresses the session.
+CREATE TABLE schedule_changes (
+    session_pk INTEGER NOT NULL REFERENCES sessions(pk) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL,
+    line       INTEGER NOT NULL,
+    raw        TEXT NOT NULL,
+    PRIMARY KEY (session_pk, seq)
+) WITHOUT ROWID;
+
 -- schedules: the folded schedule/change state of each session (own events only).
 CREATE TABLE schedules (
     session_pk     INTEGER NOT NULL REFERENCES sessions(pk) ON DELETE CASCADE,
