@@ -191,8 +191,9 @@ func (p *projector) record(rec *dsh.Record) error {
 	}
 	var sourceSeqs any
 	if ev.HasSourceSeqs {
-		b, _ := json.Marshal(ev.SourceEventSeqs)
-		sourceSeqs = string(b)
+		// The canonical range encoding expands to exactly the same list and keeps an
+		// assistant/message citing hundreds of chunk seqs to a few bytes.
+		sourceSeqs = string(dsh.EncodeSeqRanges(ev.SourceEventSeqs))
 	}
 	if err := p.exec("event", p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, surface, sourceSeqs); err != nil {
 		return err
@@ -320,7 +321,7 @@ func (p *projector) event(ev *dsh.Event, turn, step any) error {
 		}
 		p.st.Messages++
 		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "user", kind, m.Source.Kind, nullStr(m.Source.Plugin),
-			nullStr(m.ID), blockText(m.Content, "text"), "", nil, nil, 0)
+			nullStr(m.ID), p.pack(blockText(m.Content, "text")), "", nil, nil, 0)
 	case "assistant/message":
 		if d.Message == nil {
 			return nil
@@ -335,7 +336,7 @@ func (p *projector) event(ev *dsh.Event, turn, step any) error {
 		p.addModel(m.Source.Provider, m.Source.Model)
 		p.st.Messages++
 		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "assistant", "assistant", m.Source.Kind, nil,
-			nullStr(m.ID), blockText(m.Content, "text"), blockText(m.Content, "reasoning"),
+			nullStr(m.ID), p.pack(blockText(m.Content, "text")), p.pack(blockText(m.Content, "reasoning")),
 			nullStr(m.Source.Provider), nullStr(m.Source.Model), boolInt(d.Interrupted))
 	case "tool/call":
 		p.st.ToolCalls++
@@ -367,12 +368,13 @@ func (p *projector) event(ev *dsh.Event, turn, step any) error {
 			errName, errCode = nullStr(e.Name), nullStr(fmt.Sprint(e.Code))
 			isError = true
 		}
+		// The output text lives once, on the tool_result message; tool_calls joins it.
 		if err := p.exec("toolResult", p.pk, callID, turn, step, ev.Seq, ev.Time, ev.Seq, ev.Time,
-			output.String(), boolInt(isError), errName, errCode); err != nil {
+			nil, boolInt(isError), errName, errCode); err != nil {
 			return err
 		}
 		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "tool", "tool_result", "tool", nil,
-			nullStr(m.ID), output.String(), "", nil, nil, 0)
+			nullStr(m.ID), p.pack(output.String()), "", nil, nil, 0)
 	case "approval/policy":
 		p.st.Policy = d.Policy
 	case "sandbox/mode":
@@ -438,6 +440,19 @@ func (p *projector) addModel(provider, model string) {
 	if !slices.Contains(p.st.Models, name) {
 		p.st.Models = append(p.st.Models, name)
 	}
+}
+
+// packAbove is the text length from which derived text is stored zstd-compressed.
+const packAbove = 512
+
+// pack returns text for a TEXT column, or its zstd compression as a BLOB when it is
+// long enough to be worth it: derived text would otherwise be most of the archive.
+// SQLite keeps the two apart by type, so unpackText needs no marker.
+func (p *projector) pack(text string) any {
+	if len(text) < packAbove {
+		return text
+	}
+	return p.zenc.EncodeAll([]byte(text), nil)
 }
 
 // blockText joins the text of content blocks of one type.

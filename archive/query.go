@@ -132,8 +132,15 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]Message, erro
 		var m Message
 		var t int64
 		var turn, step, by sql.NullInt64
-		if err := rows.Scan(&m.Seq, &t, &turn, &step, &m.Role, &m.Kind, &m.SourceKind, &m.Plugin, &m.Text,
-			&m.Reasoning, &m.Model, &m.Interrupted, &m.Surface, &by); err != nil {
+		var text, reasoning any
+		if err := rows.Scan(&m.Seq, &t, &turn, &step, &m.Role, &m.Kind, &m.SourceKind, &m.Plugin, &text,
+			&reasoning, &m.Model, &m.Interrupted, &m.Surface, &by); err != nil {
+			return nil, err
+		}
+		if m.Text, err = s.unpackText(text); err != nil {
+			return nil, err
+		}
+		if m.Reasoning, err = s.unpackText(reasoning); err != nil {
 			return nil, err
 		}
 		m.SessionID, m.Time, m.Turn, m.Step, m.ShadowedBy = sessionID, msTime(t), intPtr(turn), intPtr(step), intPtr(by)
@@ -149,9 +156,12 @@ func (s *Store) ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, er
 		return nil, err
 	}
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT call_id, name, arguments, turn, step, call_seq, call_time, result_seq, result_time, output, is_error,
-		       COALESCE(error_name, ''), COALESCE(error_code, '')
-		FROM tool_calls WHERE session_pk = ? ORDER BY call_seq`, pk)
+		SELECT t.call_id, t.name, t.arguments, t.turn, t.step, t.call_seq, t.call_time, t.result_seq, t.result_time,
+		       CASE WHEN t.result_seq IS NULL THEN NULL ELSE COALESCE(m.text, '') END, t.is_error,
+		       COALESCE(t.error_name, ''), COALESCE(t.error_code, '')
+		FROM tool_calls t
+		LEFT JOIN messages m ON m.session_pk = t.session_pk AND m.seq = t.result_seq
+		WHERE t.session_pk = ? ORDER BY t.call_seq`, pk)
 	if err != nil {
 		return nil, err
 	}
@@ -161,16 +171,20 @@ func (s *Store) ToolCalls(ctx context.Context, sessionID string) ([]ToolCall, er
 		var c ToolCall
 		var ct int64
 		var turn, step, rseq, rtime sql.NullInt64
-		var output sql.NullString
+		var output any
 		if err := rows.Scan(&c.CallID, &c.Name, &c.Arguments, &turn, &step, &c.CallSeq, &ct, &rseq, &rtime, &output,
 			&c.IsError, &c.ErrorName, &c.ErrorCode); err != nil {
 			return nil, err
 		}
+		if output != nil {
+			text, err := s.unpackText(output)
+			if err != nil {
+				return nil, err
+			}
+			c.Output = &text
+		}
 		c.SessionID, c.CallTime, c.Turn, c.Step = sessionID, msTime(ct), intPtr(turn), intPtr(step)
 		c.ResultSeq, c.ResultTime = intPtr(rseq), msPtr(rtime)
-		if output.Valid {
-			c.Output = &output.String
-		}
 		out = append(out, c)
 	}
 	return out, rows.Err()

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -35,6 +36,7 @@ type Store struct {
 
 	write *sql.DB
 	read  *sql.DB
+	zdec  *zstd.Decoder // shared: DecodeAll is safe for concurrent use
 }
 
 // New returns a Store for the database file at path; call Open before use.
@@ -81,6 +83,9 @@ func (s *Store) Open(ctx context.Context) error {
 		return fmt.Errorf("open archive reader: %w", err)
 	}
 	s.read.SetMaxOpenConns(4)
+	if s.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(2)); err != nil {
+		return fmt.Errorf("open archive: %w", err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		return err
 	}
@@ -92,6 +97,9 @@ func (s *Store) Close() error {
 	var errs []error
 	if s.read != nil {
 		errs = append(errs, s.read.Close())
+	}
+	if s.zdec != nil {
+		s.zdec.Close()
 	}
 	if s.write != nil {
 		_, _ = s.write.Exec(`PRAGMA optimize`)
@@ -159,4 +167,23 @@ func (s *Store) migrateFile(ctx context.Context, name string) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// unpackText reads a column written by the projection's pack: TEXT as is, a BLOB
+// zstd-compressed.
+func (s *Store) unpackText(v any) (string, error) {
+	switch t := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return t, nil
+	case []byte:
+		b, err := s.zdec.DecodeAll(t, nil)
+		if err != nil {
+			return "", fmt.Errorf("archived text does not decompress: %w", err)
+		}
+		return string(b), nil
+	default:
+		return fmt.Sprint(t), nil
+	}
 }
