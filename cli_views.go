@@ -232,111 +232,116 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-func itemFlags(name string, args []string) (*flag.FlagSet, *bool, *string, error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// listCmd is the shape every archive-wide list shares: --json and --session flags
+// (plus any a command adds), a query over the archive, then JSON or a table.
+type listCmd[T any] struct {
+	name   string
+	flags  func(fs *flag.FlagSet) func() error // extra flags; the returned check runs after parsing
+	query  func(s *archive.Store, ctx context.Context, f archive.ItemFilter) ([]T, error)
+	header string
+	row    func(T) string
+}
+
+func (c listCmd[T]) run(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
 	session := fs.String("session", "", "only this session")
-	return fs, asJSON, session, nil
+	check := func() error { return nil }
+	if c.flags != nil {
+		check = c.flags(fs)
+	}
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := check(); err != nil {
+		return err
+	}
+	s, err := e.openArchive(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	list, err := c.query(s, ctx, archive.ItemFilter{SessionID: *session})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, list)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, c.header)
+	for _, item := range list {
+		fmt.Fprintln(tw, c.row(item))
+	}
+	return tw.Flush()
 }
 
 func cmdApprovals(ctx context.Context, e *env, args []string) error {
-	fs, asJSON, session, _ := itemFlags("approvals", args)
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	s, err := e.openArchive(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	list, err := s.Approvals(ctx, archive.ItemFilter{SessionID: *session})
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, list)
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ASKED\tTOOL\tOUTCOME\tPOLICY\tSANDBOX\tSESSION\tREASON")
-	for _, a := range list {
-		outcome := "(undecided)"
-		if a.Outcome != nil {
-			outcome = *a.Outcome
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", fmtTime(a.AskedAt), a.ToolName, outcome, a.Policy, a.SandboxMode, a.SessionID, clip(oneLine(a.Reason), 60))
-	}
-	return tw.Flush()
+	return listCmd[archive.Approval]{
+		name:   "approvals",
+		query:  (*archive.Store).Approvals,
+		header: "ASKED\tTOOL\tOUTCOME\tPOLICY\tSANDBOX\tSESSION\tREASON",
+		row: func(a archive.Approval) string {
+			outcome := "(undecided)"
+			if a.Outcome != nil {
+				outcome = *a.Outcome
+			}
+			return strings.Join([]string{fmtTime(a.AskedAt), a.ToolName, outcome, a.Policy, a.SandboxMode, a.SessionID,
+				clip(oneLine(a.Reason), 60)}, "\t")
+		},
+	}.run(ctx, e, args)
 }
 
 func cmdCompactions(ctx context.Context, e *env, args []string) error {
-	fs, asJSON, session, _ := itemFlags("compactions", args)
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	s, err := e.openArchive(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	list, err := s.Compactions(ctx, archive.ItemFilter{SessionID: *session})
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, list)
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "WHEN\tKIND\tSTATUS\tSHADOWED\tTOKENS\tMODEL\tSESSION\tSUMMARY")
-	for _, c := range list {
-		summary := clip(oneLine(c.Summary), 60)
-		if c.Error != nil {
-			summary = "error: " + clip(oneLine(*c.Error), 60)
-		}
-		toks := "-"
-		if c.ShadowedTokens != nil {
-			toks = fmt.Sprint(*c.ShadowedTokens)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d msgs\t%s\t%s\t%s\t%s\n", fmtTime(c.StartedAt), c.Kind, c.Status, len(c.ShadowedSeqs), toks, c.Model, c.SessionID, summary)
-	}
-	return tw.Flush()
+	return listCmd[archive.Compaction]{
+		name:   "compactions",
+		query:  (*archive.Store).Compactions,
+		header: "WHEN\tKIND\tSTATUS\tSHADOWED\tTOKENS\tMODEL\tSESSION\tSUMMARY",
+		row: func(c archive.Compaction) string {
+			summary := clip(oneLine(c.Summary), 60)
+			if c.Error != nil {
+				summary = "error: " + clip(oneLine(*c.Error), 60)
+			}
+			toks := "-"
+			if c.ShadowedTokens != nil {
+				toks = fmt.Sprint(*c.ShadowedTokens)
+			}
+			return strings.Join([]string{fmtTime(c.StartedAt), c.Kind, c.Status, fmt.Sprintf("%d msgs", len(c.ShadowedSeqs)),
+				toks, c.Model, c.SessionID, summary}, "\t")
+		},
+	}.run(ctx, e, args)
 }
 
 func cmdSchedules(ctx context.Context, e *env, args []string) error {
-	fs, asJSON, session, _ := itemFlags("schedules", args)
-	nowFlag := fs.String("now", "", "evaluate states at this RFC 3339 instant (default: now)")
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
-	}
 	now := time.Now()
-	if *nowFlag != "" {
-		t, err := time.Parse(time.RFC3339Nano, *nowFlag)
-		if err != nil {
-			return usageError{fmt.Errorf("--now must be an RFC 3339 instant such as 2026-11-29T09:00:00Z: %v", err)}
-		}
-		now = t
-	}
-	s, err := e.openArchive(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	list, err := s.Schedules(ctx, archive.ItemFilter{SessionID: *session}, now)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, list)
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATE\tKIND\tNEXT FIRE (local)\tID\tSESSION\tPROMPT")
-	for _, it := range list {
-		next := "-"
-		if it.NextFire != nil {
-			next = it.NextFire.Local().Format("2006-01-02 15:04:05")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.State, it.Kind, next, it.ID, it.SessionID, clip(oneLine(it.Prompt), 60))
-	}
-	return tw.Flush()
+	return listCmd[archive.ScheduleItem]{
+		name: "schedules",
+		flags: func(fs *flag.FlagSet) func() error {
+			nowFlag := fs.String("now", "", "evaluate states at this RFC 3339 instant (default: now)")
+			return func() error {
+				if *nowFlag == "" {
+					return nil
+				}
+				t, err := time.Parse(time.RFC3339Nano, *nowFlag)
+				if err != nil {
+					return usageError{fmt.Errorf("--now must be an RFC 3339 instant such as 2026-11-29T09:00:00Z: %v", err)}
+				}
+				now = t
+				return nil
+			}
+		},
+		query: func(s *archive.Store, ctx context.Context, f archive.ItemFilter) ([]archive.ScheduleItem, error) {
+			return s.Schedules(ctx, f, now)
+		},
+		header: "STATE\tKIND\tNEXT FIRE (local)\tID\tSESSION\tPROMPT",
+		row: func(it archive.ScheduleItem) string {
+			next := "-"
+			if it.NextFire != nil {
+				next = it.NextFire.Local().Format("2006-01-02 15:04:05")
+			}
+			return strings.Join([]string{it.State, it.Kind, next, it.ID, it.SessionID, clip(oneLine(it.Prompt), 60)}, "\t")
+		},
+	}.run(ctx, e, args)
 }
 
 func fmtTime(t *time.Time) string {
