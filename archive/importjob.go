@@ -416,7 +416,7 @@ func (j *importJob) saveSession(ctx context.Context, tx *sql.Tx, st projState, v
 			record_count = ?, event_count = ?, turn_count = ?, message_count = ?, tool_call_count = ?,
 			input_tokens = ?, output_tokens = ?, reasoning_tokens = ?, cached_tokens = ?,
 			health = ?, last_end_seed = ?, policy = ?, sandbox_mode = ?, permission_preset = ?,
-			state = ?, updated_at = ?
+			state = ?, updated_at = ?, revision = revision + 1
 		WHERE pk = ?`,
 		nullStr(st.Title), nullStr(st.TitleSource), string(models), st.FirstTime, nullZero(st.LastTime),
 		st.Records, st.Events, st.Turns, st.Messages, st.ToolCalls,

@@ -63,8 +63,8 @@ var projectorSQL = map[string]string{
 		ON CONFLICT (session_pk, seq) DO NOTHING`,
 	"shadow": `UPDATE events SET surface = 'shadowed', shadowed_by = ?
 		WHERE session_pk = ? AND seq = ?`,
-	"message": `INSERT INTO messages (session_pk, seq, time, turn, step, role, kind, source_kind, plugin, message_id, text, reasoning, provider, model, interrupted)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	"message": `INSERT INTO messages (session_pk, seq, time, turn, step, role, kind, source_kind, plugin, message_id, text, reasoning, provider, model, interrupted, call_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (session_pk, seq) DO NOTHING`,
 	"toolCall": `INSERT INTO tool_calls (session_pk, call_id, name, arguments, turn, step, call_seq, call_time)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -321,7 +321,7 @@ func (p *projector) event(ev *dsh.Event, turn, step any) error {
 		}
 		p.st.Messages++
 		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "user", kind, m.Source.Kind, nullStr(m.Source.Plugin),
-			nullStr(m.ID), p.pack(blockText(m.Content, "text")), "", nil, nil, 0)
+			nullStr(m.ID), p.pack(blockText(m.Content, "text")), "", nil, nil, 0, nil)
 	case "assistant/message":
 		if d.Message == nil {
 			return nil
@@ -337,7 +337,7 @@ func (p *projector) event(ev *dsh.Event, turn, step any) error {
 		p.st.Messages++
 		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "assistant", "assistant", m.Source.Kind, nil,
 			nullStr(m.ID), p.pack(blockText(m.Content, "text")), p.pack(blockText(m.Content, "reasoning")),
-			nullStr(m.Source.Provider), nullStr(m.Source.Model), boolInt(d.Interrupted))
+			nullStr(m.Source.Provider), nullStr(m.Source.Model), boolInt(d.Interrupted), nil)
 	case "tool/call":
 		p.st.ToolCalls++
 		return p.exec("toolCall", p.pk, d.CallID, d.Name, d.Arguments, turn, step, ev.Seq, ev.Time)
@@ -374,7 +374,7 @@ func (p *projector) event(ev *dsh.Event, turn, step any) error {
 			return err
 		}
 		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "tool", "tool_result", "tool", nil,
-			nullStr(m.ID), p.pack(output.String()), "", nil, nil, 0)
+			nullStr(m.ID), p.pack(output.String()), "", nil, nil, 0, nullStr(callID))
 	case "approval/policy":
 		p.st.Policy = d.Policy
 	case "sandbox/mode":

@@ -181,3 +181,35 @@ type Summary struct {
 	Events    int64 `json:"events"`
 	Bytes     int64 `json:"bytes"`
 }
+
+// Block kinds: the searchable units of a session.
+const (
+	BlockHuman      = "human"       // a prompt the person typed
+	BlockInjected   = "injected"    // context the harness injected (plugins, skills, checkpoints…)
+	BlockAssistant  = "assistant"   // assistant answer text
+	BlockReasoning  = "reasoning"   // assistant reasoning
+	BlockToolCall   = "tool_call"   // a tool call: name and arguments
+	BlockToolResult = "tool_result" // a tool's output
+	BlockCompaction = "compaction"  // a compaction summary
+	BlockApproval   = "approval"    // an approval request and its outcome
+	BlockTitle      = "title"       // the session title
+)
+
+// Block is one searchable unit of a session. ID is stable across imports, so the
+// index can replace a block in place. Seq names the event the UI jumps to.
+type Block struct {
+	ID        string    `json:"id"`
+	SessionID string    `json:"session_id"`
+	Project   string    `json:"project"`
+	Agent     string    `json:"agent"`
+	Kind      string    `json:"kind"`
+	Role      string    `json:"role"`
+	Tool      string    `json:"tool,omitempty"`
+	Time      time.Time `json:"time"`
+	Turn      *int64    `json:"turn"`
+	Step      *int64    `json:"step"`
+	Seq       int64     `json:"seq"`
+	Surface   string    `json:"surface"` // current | shadowed | log-only
+	IsError   bool      `json:"is_error"`
+	Text      string    `json:"text"`
+}

@@ -77,6 +77,7 @@ CREATE TABLE sessions (
     sandbox_mode     TEXT,
     permission_preset TEXT,
     state            TEXT,                   -- JSON fold state carried across appends
+    revision         INTEGER NOT NULL DEFAULT 0, -- bumped by every import that changes the session
     updated_at       INTEGER NOT NULL
 );
 CREATE INDEX sessions_project ON sessions(project, last_time);
@@ -135,6 +136,7 @@ CREATE TABLE messages (
     source_kind  TEXT,
     plugin       TEXT,
     message_id   TEXT,
+    call_id      TEXT,                      -- tool results: the call they answer
     text         TEXT NOT NULL,
     reasoning    TEXT NOT NULL DEFAULT '',
     provider     TEXT,

@@ -1,0 +1,202 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// Revisions returns every session's revision: a counter bumped by each import that
+// changes the session. A derived store (the search index) records the revision it
+// indexed and re-derives a session whose revision moved on.
+func (s *Store) Revisions(ctx context.Context) (map[string]int64, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, revision FROM sessions`)
+	if err != nil {
+		return nil, fmt.Errorf("revisions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var id string
+		var rev int64
+		if err := rows.Scan(&id, &rev); err != nil {
+			return nil, err
+		}
+		out[id] = rev
+	}
+	return out, rows.Err()
+}
+
+// SessionBlocks calls fn for every searchable block of a session, in seq order within
+// each kind, and returns the session revision the blocks were read at. Raw stream
+// chunks are not blocks: the assembled messages are.
+func (s *Store) SessionBlocks(ctx context.Context, sessionID string, fn func(Block) error) (int64, error) {
+	// One read transaction, so the blocks and the revision are one consistent snapshot.
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var pk, rev int64
+	var project, title string
+	var created int64
+	var last sql.NullInt64
+	err = tx.QueryRowContext(ctx, `SELECT pk, revision, project, COALESCE(title, ''), created_at, last_time FROM sessions WHERE id = ?`,
+		sessionID).Scan(&pk, &rev, &project, &title, &created, &last)
+	if err == sql.ErrNoRows {
+		return 0, fmt.Errorf("session %q: %w", sessionID, ErrNotFound)
+	}
+	if err != nil {
+		return 0, err
+	}
+	base := Block{SessionID: sessionID, Project: project, Agent: "dsh"}
+	emit := func(b Block) error {
+		b.SessionID, b.Project, b.Agent = base.SessionID, base.Project, base.Agent
+		if b.ID == "" {
+			b.ID = fmt.Sprintf("%s:%d:%s", sessionID, b.Seq, b.Kind)
+		}
+		return fn(b)
+	}
+	if title != "" {
+		t := created
+		if last.Valid {
+			t = last.Int64
+		}
+		if err := emit(Block{ID: sessionID + ":title", Kind: BlockTitle, Role: "system", Time: msTime(t), Seq: -1, Surface: "log-only", Text: title}); err != nil {
+			return 0, err
+		}
+	}
+
+	rows, err := tx.QueryContext(ctx, `
+		SELECT m.seq, m.time, m.turn, m.step, m.role, m.kind, m.text, m.reasoning, COALESCE(r.surface, 'current'),
+		       COALESCE(t.name, ''), COALESCE(t.is_error, 0)
+		FROM messages m
+		LEFT JOIN events r ON r.session_pk = m.session_pk AND r.seq = m.seq
+		LEFT JOIN tool_calls t ON t.session_pk = m.session_pk AND t.call_id = m.call_id
+		WHERE m.session_pk = ? ORDER BY m.seq`, pk)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var b Block
+		var t int64
+		var turn, step sql.NullInt64
+		var text, reasoning any
+		var isErr int
+		if err := rows.Scan(&b.Seq, &t, &turn, &step, &b.Role, &b.Kind, &text, &reasoning, &b.Surface, &b.Tool, &isErr); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		b.Time, b.Turn, b.Step, b.IsError = msTime(t), intPtr(turn), intPtr(step), isErr != 0
+		if b.Text, err = s.unpackText(text); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		r, err := s.unpackText(reasoning)
+		if err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if r != "" {
+			rb := b
+			rb.Kind, rb.Text, rb.Tool = BlockReasoning, r, ""
+			if err := emit(rb); err != nil {
+				rows.Close()
+				return 0, err
+			}
+		}
+		if strings.TrimSpace(b.Text) == "" {
+			continue
+		}
+		if err := emit(b); err != nil {
+			rows.Close()
+			return 0, err
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+
+	rows, err = tx.QueryContext(ctx, `
+		SELECT t.call_seq, t.call_time, t.turn, t.step, t.name, t.arguments, COALESCE(e.surface, 'log-only')
+		FROM tool_calls t LEFT JOIN events e ON e.session_pk = t.session_pk AND e.seq = t.call_seq
+		WHERE t.session_pk = ? AND t.name != '' ORDER BY t.call_seq`, pk)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var b Block
+		var t int64
+		var turn, step sql.NullInt64
+		var args string
+		if err := rows.Scan(&b.Seq, &t, &turn, &step, &b.Tool, &args, &b.Surface); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		b.Kind, b.Role, b.Time, b.Turn, b.Step = BlockToolCall, "assistant", msTime(t), intPtr(turn), intPtr(step)
+		b.Text = b.Tool + " " + args
+		if err := emit(b); err != nil {
+			rows.Close()
+			return 0, err
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+
+	rows, err = tx.QueryContext(ctx, `
+		SELECT COALESCE(summary_seq, start_seq, end_seq), COALESCE(ended_at, started_at, 0), turn, summary, COALESCE(model, '')
+		FROM compactions WHERE session_pk = ? AND kind = 'compaction' AND summary != '' ORDER BY 1`, pk)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var b Block
+		var t int64
+		var turn sql.NullInt64
+		var model string
+		if err := rows.Scan(&b.Seq, &t, &turn, &b.Text, &model); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		b.Kind, b.Role, b.Time, b.Turn, b.Surface = BlockCompaction, "system", msTime(t), intPtr(turn), "log-only"
+		if err := emit(b); err != nil {
+			rows.Close()
+			return 0, err
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+
+	rows, err = tx.QueryContext(ctx, `
+		SELECT COALESCE(asked_seq, decided_seq), COALESCE(asked_at, decided_at, 0), turn, COALESCE(tool_name, ''),
+		       COALESCE(reason, ''), COALESCE(outcome, 'undecided')
+		FROM approvals WHERE session_pk = ? ORDER BY 1`, pk)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var b Block
+		var t int64
+		var turn sql.NullInt64
+		var reason, outcome string
+		if err := rows.Scan(&b.Seq, &t, &turn, &b.Tool, &reason, &outcome); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		b.Kind, b.Role, b.Time, b.Turn, b.Surface = BlockApproval, "system", msTime(t), intPtr(turn), "log-only"
+		b.IsError = outcome == "rejected" || outcome == "unavailable"
+		b.Text = strings.TrimSpace(b.Tool + " " + reason + " " + outcome)
+		if err := emit(b); err != nil {
+			rows.Close()
+			return 0, err
+		}
+	}
+	rows.Close()
+	return rev, rows.Err()
+}
