@@ -68,7 +68,16 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	n := 0
 	// The reader decodes ahead on its own goroutine while this one projects and
 	// writes: on two cores that overlaps the two halves of the work.
-	items, stop := readAhead(j.reader)
+	items, stop := readAhead(j.reader, func(rec *dsh.Record) []shadowPair {
+		if rec.Line <= j.maxLine {
+			return nil // archived and observed already (replayed from the archive)
+		}
+		var out []shadowPair
+		for i := range rec.Events {
+			out = observe(j.checker, &rec.Events[i], rec.Line, out)
+		}
+		return out
+	})
 	defer stop()
 	var committed dsh.Cursor
 	for {
@@ -99,8 +108,8 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 			proj.close()
 			return fmt.Errorf("line %d: %w", rec.Line, err)
 		}
-		for i := range rec.Events {
-			if err := proj.observe(&rec.Events[i], rec.Line); err != nil {
+		for _, sp := range it.shadows {
+			if err := proj.shadow(sp); err != nil {
 				proj.close()
 				return fmt.Errorf("line %d: %w", rec.Line, err)
 			}
@@ -534,13 +543,15 @@ func (s *Store) saveRefused(ctx context.Context, f *os.File, id identity, row *f
 type readItem struct {
 	rec       *dsh.Record
 	committed dsh.Cursor
+	shadows   []shadowPair
 	err       error
 }
 
-// readAhead runs r on its own goroutine, which must use Detached records. The
+// readAhead runs r on its own goroutine, which must use Detached records, and
+// passes each record to observeRec there (the semantic checker's work). The
 // channel ends with an item carrying io.EOF or an error. stop ends the goroutine
 // early and waits for it, so the reader is never used after stop returns.
-func readAhead(r *dsh.Reader) (<-chan readItem, func()) {
+func readAhead(r *dsh.Reader, observeRec func(*dsh.Record) []shadowPair) (<-chan readItem, func()) {
 	items := make(chan readItem, 512)
 	quit := make(chan struct{})
 	done := make(chan struct{})
@@ -548,8 +559,12 @@ func readAhead(r *dsh.Reader) (<-chan readItem, func()) {
 		defer close(done)
 		for {
 			rec, err := r.Next()
+			var shadows []shadowPair
+			if err == nil {
+				shadows = observeRec(rec)
+			}
 			select {
-			case items <- readItem{rec: rec, committed: r.Committed(), err: err}:
+			case items <- readItem{rec: rec, committed: r.Committed(), shadows: shadows, err: err}:
 			case <-quit:
 				return
 			}

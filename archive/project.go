@@ -206,26 +206,33 @@ func (p *projector) record(rec *dsh.Record) error {
 	return p.event(ev, turn, step)
 }
 
-// observe feeds the semantic checker and applies surface shadowing. It runs for
-// every logical event (chunk members too) in seq order.
-func (p *projector) observe(ev *dsh.Event, line int64) error {
+// shadowPair records that a surface node was replaced: seq by the event at by.
+type shadowPair struct{ seq, by int64 }
+
+// observe feeds the semantic checker one event (chunk members too, in seq order) and
+// returns the surface nodes the event shadowed. It only touches the checker, so it
+// can run on the reader's goroutine, ahead of the writer.
+func observe(checker *dsh.Checker, ev *dsh.Event, line int64, out []shadowPair) []shadowPair {
 	var span []int64
 	if len(ev.SurfaceOp) > 0 && ev.SurfaceOp[0] == '{' {
 		var op struct{ Start, End int64 }
 		if json.Unmarshal(ev.SurfaceOp, &op) == nil {
-			span, _ = p.checker.Surface().Span(op.Start, op.End)
+			span, _ = checker.Surface().Span(op.Start, op.End)
 		}
 	}
-	p.checker.Observe(ev, line)
-	shadowed := p.checker.Surface().Shadowed()
+	checker.Observe(ev, line)
+	shadowed := checker.Surface().Shadowed()
 	for _, s := range span {
 		if shadowed[s] == ev.Seq {
-			if err := p.exec("shadow", ev.Seq, p.pk, s); err != nil {
-				return err
-			}
+			out = append(out, shadowPair{seq: s, by: ev.Seq})
 		}
 	}
-	return nil
+	return out
+}
+
+// shadow marks a surface node as replaced.
+func (p *projector) shadow(sp shadowPair) error {
+	return p.exec("shadow", sp.by, p.pk, sp.seq)
 }
 
 // Data shapes the projection reads. Only the fields views need are decoded.
