@@ -50,3 +50,19 @@ func TestMalformations(t *testing.T) {
 		})
 	}
 }
+
+func TestStrictRefusesUnknownEvents(t *testing.T) {
+	log := []byte(`{"type":"session","version":0,"id":"s","createdAt":1,"delegationDepth":0}
+{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}
+{"type":"future/thing","seq":1,"time":2,"data":{}}
+{"type":"future/other","seq":2,"time":3,"data":{},"ignorable":true}
+`)
+	res := readAll(log, false, dsh.Options{})
+	assert.Equal(t, dsh.VerdictOK, res.Verdict, "recoverable mode archives unknown events (the checker warns)")
+	res = readAll(log, false, dsh.Options{Strict: true})
+	assert.Equal(t, dsh.VerdictCorrupt, res.Verdict)
+	if assert.NotNil(t, res.Problem) {
+		assert.Equal(t, dsh.KindUnknownEvent, res.Problem.Kind)
+		assert.EqualValues(t, 3, res.Problem.Line)
+	}
+}

@@ -182,6 +182,9 @@ func (r *Reader) Next() (*Record, error) {
 		if p == nil {
 			p = r.checkSeqs(rec, offset)
 		}
+		if p == nil && r.opts.Strict {
+			p = unknownEvent(rec, offset)
+		}
 		if p != nil {
 			r.recordProblem(p, lineStart)
 			break
@@ -501,3 +504,15 @@ func jsonValidObject(b []byte) bool {
 
 // Committed returns the resumable position after the last durable record read.
 func (r *Reader) Committed() Cursor { return r.committed }
+
+// unknownEvent reports, in strict mode, an event type outside the V0 inventory that is
+// neither ignorable nor a recognised legacy type: dsh refuses such logs. The
+// recoverable mode archives them and warns instead.
+func unknownEvent(rec *Record, offset int64) *Problem {
+	ev := &rec.Events[0]
+	if rec.Packed != "" || ev.Ignorable || KnownEventType(ev.Type) || LegacyEventType(ev.Type) {
+		return nil
+	}
+	return problemf(KindUnknownEvent, rec.Line, offset,
+		"unknown event type %q (seq %d) is not ignorable; dsh refuses it, so strict mode does too", ev.Type, ev.Seq)
+}
