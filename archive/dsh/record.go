@@ -228,11 +228,7 @@ func (d *recordDecoder) decodePacked(line []byte, tag string, lineNo, offset int
 				return bad("member %d time is not a safe integer", k)
 			}
 		}
-		text, ok := jsonString(d.texts[k])
-		if !ok {
-			return bad("data.%s[%d] is not a valid string", payloadKey, k)
-		}
-		d.chunks[k] = Chunk{Kind: kind, Turn: turn, Step: step, Index: index, Text: text, ID: id, Name: name, HasName: hasName}
+		d.chunks[k] = Chunk{Kind: kind, Turn: turn, Step: step, Index: index, TextJSON: d.texts[k], ID: id, Name: name, HasName: hasName}
 		d.events = append(d.events, Event{Seq: seq0 + int64(k), Time: t, Type: "assistant/chunk", Member: k, Chunk: &d.chunks[k]})
 	}
 	return nil

@@ -61,7 +61,7 @@ func (b *logBuilder) chunks(turn, step int64, n int) []int64 {
 	for k := range seqs {
 		seqs[k] = b.next()
 		b.events = append(b.events, Event{Seq: seqs[k], Type: "assistant/chunk", Member: k,
-			Chunk: &Chunk{Kind: "reasoning-delta", Turn: turn, Step: step, Text: "…"}})
+			Chunk: &Chunk{Kind: "reasoning-delta", Turn: turn, Step: step, TextJSON: []byte(`"…"`)}})
 		b.lines = append(b.lines, b.line+1)
 	}
 	return seqs
@@ -880,7 +880,8 @@ func testRecordEvents(t *testing.T, line []byte) []Event {
 		}
 		evs := make([]Event, len(payload))
 		for k, text := range payload {
-			ch := &Chunk{Kind: kind, Turn: p.Turn, Step: p.Step, Index: p.Index, Text: text, ID: p.ID}
+			textJSON, _ := json.Marshal(text)
+			ch := &Chunk{Kind: kind, Turn: p.Turn, Step: p.Step, Index: p.Index, TextJSON: textJSON, ID: p.ID}
 			if p.Name != nil {
 				ch.Name, ch.HasName = *p.Name, true
 			}

@@ -126,8 +126,17 @@ type Chunk struct {
 	Turn    int64
 	Step    int64
 	Index   int64
-	Text    string // text/reasoning delta, or argumentsDelta for tool calls
+	// TextJSON is the member's text (the text/reasoning delta, or argumentsDelta for
+	// tool calls) as the JSON string literal it was written as. It is decoded only on
+	// demand (Text): a log holds millions of deltas that nothing but a replay reads.
+	TextJSON []byte
 	ID      string // tool call id
 	Name    string
 	HasName bool
+}
+
+// Text decodes the member's text.
+func (c *Chunk) Text() string {
+	t, _ := jsonString(c.TextJSON)
+	return t
 }
