@@ -122,17 +122,17 @@ type Event struct {
 
 // Chunk is an expanded packed-row member (an assistant/chunk delta).
 type Chunk struct {
-	Kind    string // text-delta, reasoning-delta, tool-call-delta
-	Turn    int64
-	Step    int64
-	Index   int64
+	Kind  string // text-delta, reasoning-delta, tool-call-delta
+	Turn  int64
+	Step  int64
+	Index int64
 	// TextJSON is the member's text (the text/reasoning delta, or argumentsDelta for
 	// tool calls) as the JSON string literal it was written as. It is decoded only on
 	// demand (Text): a log holds millions of deltas that nothing but a replay reads.
 	TextJSON []byte
-	ID      string // tool call id
-	Name    string
-	HasName bool
+	ID       string // tool call id
+	Name     string
+	HasName  bool
 }
 
 // Text decodes the member's text.
