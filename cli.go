@@ -43,6 +43,8 @@ func init() {
 		"approvals":   {"approvals [--json] [--session ID]", "list approval requests and their outcomes", cmdApprovals},
 		"compactions": {"compactions [--json] [--session ID]", "list compactions and what they shadowed", cmdCompactions},
 		"schedules":   {"schedules [--json] [--session ID] [--now RFC3339]", "list scheduled prompts and their state at an instant", cmdSchedules},
+		"search":      {"search [--json] [--limit N] [--cursor C] [--sort relevance|recent] QUERY", "full-text search over every session", cmdSearch},
+		"reindex":     {"reindex", "rebuild the search index from the archive", cmdReindex},
 	}
 }
 
@@ -51,7 +53,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: logbook [--data DIR] COMMAND [ARGS]")
 	fmt.Fprintln(w, "\nThe archive lives in --data DIR, $LOGBOOK_DATA, or ~/.local/share/logbook.\n\ncommands:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, name := range []string{"import", "check", "sessions", "show", "export", "approvals", "compactions", "schedules"} {
+	for _, name := range []string{"import", "check", "sessions", "show", "search", "export", "approvals", "compactions", "schedules", "reindex"} {
 		fmt.Fprintf(tw, "  %s\t%s\n", commands[name].usage, commands[name].summary)
 	}
 	tw.Flush()
@@ -169,6 +171,14 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	}
 	if err := s.Maintain(ctx); err != nil {
 		e.logger.Warn("maintenance after import failed", "err", err)
+	}
+	// The index is derived from the archive and fed in the same run, so what was just
+	// imported is searchable at once. A failure here loses nothing: the next run (or
+	// any search) brings the index level with the archive again.
+	if ix, err := e.openIndex(ctx, s, *asJSON); err != nil {
+		fmt.Fprintf(e.stderr, "logbook import: search index not updated: %v\n", err)
+	} else {
+		ix.Close()
 	}
 	if rep.Gone == nil {
 		rep.Gone = []string{} // "gone" is a list in the JSON contract, never null

@@ -53,6 +53,9 @@ func (e *env) openArchive(ctx context.Context) (*archive.Store, error) {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr,
 		logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	// Packages that log through the default logger (the index) get the CLI's: warnings
+	// only, on stderr, so --json output and scripts stay clean.
+	slog.SetDefault(e.logger)
 	var data string
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		a := args[0]

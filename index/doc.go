@@ -1,8 +1,30 @@
-// Package index will hold Logbook's Bleve full-text index of archived
-// sessions. The index is derived from the archive and disposable: it can be
-// deleted and rebuilt from the SQLite archive at any time, and searches return
-// IDs, scores and highlights that callers hydrate from the archive. No Bleve
-// type appears in this package's exported API.
+// Package index is Logbook's full-text index of archived sessions, kept in Bleve.
 //
-// Reserved: no code lives here yet.
+// The index is derived from the archive and disposable. Each searchable block of a
+// session (archive.Block: a prompt, injected context, an answer, reasoning, a tool
+// call or result, a compaction summary, an approval, the title) is one document.
+// Sync re-derives every session whose archive revision differs from the revision
+// it was indexed at, so calling Sync at startup repairs an index the archive moved
+// past while the app was down. Open discards an index written by another
+// indexVersion (or one Bleve cannot read), and the next Sync rebuilds it.
+//
+// A session's revision is written in the same Bleve batch as the last of its
+// documents. A crash between the archive's write and the index's, or in the middle
+// of a session's batches, leaves that session without its new revision, so the
+// next Sync indexes it again: the two are never silently out of step.
+//
+// Documents have one explicit type and no dynamic fields. Text is analyzed for
+// code and Chinese (see newMapping and codeFilter): getUserName is found by user,
+// getusername and getUserName; max_tokens by tokens; --dry-run by dry;
+// src/app/main.go by main.go and by the phrase; 写入权限 by itself or by 权限. Small
+// fields (session, seq, kind, role, tool, project, surface, time, error flag) are
+// stored, so a hit needs no archive lookup to be listed.
+//
+// Size: the text is stored too, for highlighting. On the real 87,208-event corpus
+// log (3,548,334 bytes of JSONL, 469 blocks, 582 KB of block text) the index takes
+// about 3.28 MB, 0.92 of the log. Term vectors (positions and offsets, which
+// phrases and highlighting need) are 1.4 MB of that, stored text 0.35 MB, CJK
+// unigrams 0.58 MB and the numeric fields 0.26 MB.
+//
+// No Bleve type appears in this package's exported API.
 package index

@@ -1,0 +1,164 @@
+package index
+
+import (
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/datetime/timestamp/milliseconds"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/unicodenorm"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// indexVersion names the on-disk format: the mapping, the analyzers and what a
+// document holds. Bump it with any change to them; Open then discards an index
+// written by another version and the next Sync rebuilds it from the archive.
+const indexVersion = 1
+
+// docType is the one document type in the index.
+const docType = "block"
+
+// Analyzer names. textAnalyzer indexes the text field; queryAnalyzer analyzes query
+// text for it (Search applies it to text queries that name no analyzer).
+const (
+	textAnalyzer  = "logbook"
+	queryAnalyzer = "logbook_query"
+)
+
+// Field names, shared with the query parser (query.go).
+const (
+	fieldText    = "text"
+	fieldKind    = "kind"
+	fieldRole    = "role"
+	fieldTool    = "tool"
+	fieldProject = "project"
+	fieldSession = "session"
+	fieldAgent   = "agent"
+	fieldSurface = "surface"
+	fieldMonth   = "month"
+	fieldIsError = "is_error"
+	fieldTime    = "time"
+	fieldSeq     = "seq"
+	fieldTurn    = "turn"
+	fieldStep    = "step"
+)
+
+// storedFields are loaded into every hit, so a result needs no archive lookup.
+var storedFields = []string{fieldSession, fieldSeq, fieldKind, fieldRole, fieldTool, fieldProject, fieldSurface, fieldTime, fieldIsError}
+
+const (
+	filterNFC           = "logbook_nfc"
+	filterUnigramBigram = "logbook_cjk_unigram_bigram"
+)
+
+// newMapping builds the explicit mapping: one document type, no dynamic fields,
+// no _all field, and text analyzed by the logbook analyzer.
+//
+// The logbook analyzer is: the Unicode word segmenter (UAX #29, which also emits
+// each Han or Kana character as a token of its own), NFC, CJK width folding
+// (full-width Latin to ASCII, half-width Kana to full), CJK unigrams plus bigrams,
+// the code-identifier splitter, then lowercase. Unigrams make one-character
+// queries work; bigrams make longer ones precise and fast. The query analyzer is
+// the same but for the splitter, which emits an identifier's parts without the
+// whole (see codeFilter). Both sides must emit CJK tokens the same way, or
+// positions after a CJK run disagree and phrases across it never match.
+func newMapping() (*mapping.IndexMappingImpl, error) {
+	im := mapping.NewIndexMapping()
+	if err := im.AddCustomTokenFilter(filterNFC, map[string]interface{}{
+		"type": unicodenorm.Name,
+		"form": unicodenorm.NFC,
+	}); err != nil {
+		return nil, err
+	}
+	if err := im.AddCustomTokenFilter(filterUnigramBigram, map[string]interface{}{
+		"type":           cjk.BigramName,
+		"output_unigram": true,
+	}); err != nil {
+		return nil, err
+	}
+	analyzer := func(code string) map[string]interface{} {
+		return map[string]interface{}{
+			"type":          custom.Name,
+			"tokenizer":     unicode.Name,
+			"token_filters": []interface{}{filterNFC, cjk.WidthName, filterUnigramBigram, code, lowercase.Name},
+		}
+	}
+	// The bigram filter renumbers the positions of every token it passes through,
+	// so it runs before the code filter, whose extra positions it would undo.
+	if err := im.AddCustomAnalyzer(textAnalyzer, analyzer(codeIndexFilterName)); err != nil {
+		return nil, err
+	}
+	if err := im.AddCustomAnalyzer(queryAnalyzer, analyzer(codeQueryFilterName)); err != nil {
+		return nil, err
+	}
+
+	text := mapping.NewTextFieldMapping()
+	text.Analyzer = textAnalyzer
+	text.Store = true              // for highlighting; see the size notes in the package doc
+	text.IncludeTermVectors = true // phrase queries and highlighting need positions and offsets
+	text.IncludeInAll = false
+	text.DocValues = false
+
+	// keywordField returns an exact-match field; facet fields keep doc values.
+	keywordField := func(store, docValues bool) *mapping.FieldMapping {
+		f := mapping.NewKeywordFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Store = store
+		f.DocValues = docValues
+		f.IncludeInAll = false
+		f.IncludeTermVectors = false
+		return f
+	}
+	numeric := func(store bool) *mapping.FieldMapping {
+		f := mapping.NewNumericFieldMapping()
+		f.Store = store
+		f.DocValues = false
+		f.IncludeInAll = false
+		return f
+	}
+
+	dm := mapping.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt(fieldText, text)
+	dm.AddFieldMappingsAt(fieldKind, keywordField(true, true))
+	dm.AddFieldMappingsAt(fieldRole, keywordField(true, false))
+	dm.AddFieldMappingsAt(fieldTool, keywordField(true, true))
+	dm.AddFieldMappingsAt(fieldProject, keywordField(true, true))
+	dm.AddFieldMappingsAt(fieldSession, keywordField(true, false))
+	dm.AddFieldMappingsAt(fieldAgent, keywordField(false, false))
+	dm.AddFieldMappingsAt(fieldSurface, keywordField(true, false))
+	dm.AddFieldMappingsAt(fieldMonth, keywordField(false, true))
+
+	isErr := mapping.NewBooleanFieldMapping()
+	isErr.Store = true
+	isErr.DocValues = false
+	isErr.IncludeInAll = false
+	dm.AddFieldMappingsAt(fieldIsError, isErr)
+
+	tm := mapping.NewDateTimeFieldMapping()
+	// Documents carry the time as Unix milliseconds: a time.Time value would be
+	// stored (and returned in hits) at RFC 3339's whole-second precision.
+	tm.DateFormat = milliseconds.Name
+	tm.Store = true
+	tm.DocValues = true // sort "recent"
+	tm.IncludeInAll = false
+	dm.AddFieldMappingsAt(fieldTime, tm)
+
+	dm.AddFieldMappingsAt(fieldSeq, numeric(true))
+	dm.AddFieldMappingsAt(fieldTurn, numeric(false))
+	dm.AddFieldMappingsAt(fieldStep, numeric(false))
+	dm.AddSubDocumentMapping("_all", mapping.NewDocumentDisabledMapping())
+
+	im.AddDocumentMapping(docType, dm)
+	im.DefaultMapping = mapping.NewDocumentDisabledMapping()
+	im.DefaultType = docType
+	im.DefaultAnalyzer = textAnalyzer
+	im.DefaultField = fieldText // a query that names no field searches text, not _all
+	im.IndexDynamic = false
+	im.StoreDynamic = false
+	im.DocValuesDynamic = false
+	if err := im.Validate(); err != nil {
+		return nil, err
+	}
+	return im, nil
+}

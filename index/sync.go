@@ -1,0 +1,305 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/logbook/logbook/archive"
+)
+
+// Source is where the index's documents come from. *archive.Store satisfies it.
+type Source interface {
+	// Revisions returns every session's current revision.
+	Revisions(ctx context.Context) (map[string]int64, error)
+	// SessionBlocks calls fn for each searchable block of a session and returns the
+	// revision the blocks were read at.
+	SessionBlocks(ctx context.Context, sessionID string, fn func(archive.Block) error) (int64, error)
+}
+
+var _ Source = (*archive.Store)(nil)
+
+// SyncStats sums up one Sync.
+type SyncStats struct {
+	Sessions  int     `json:"sessions"`  // sessions in the archive
+	Indexed   int     `json:"indexed"`   // sessions (re)indexed
+	Removed   int     `json:"removed"`   // sessions dropped because the archive no longer has them
+	Unchanged int     `json:"unchanged"` // sessions already indexed at their current revision
+	Docs      int     `json:"docs"`      // documents written
+	TookMS    float64 `json:"took_ms"`
+}
+
+// Batch limits: a session with more blocks or text than this is written in several
+// batches, with its revision only in the last.
+const (
+	defaultBatchDocs = 1000
+	batchBytes       = 8 << 20
+)
+
+// revKey is the internal key holding the archive revision a session was indexed at.
+func revKey(sessionID string) []byte { return []byte("rev:" + sessionID) }
+
+// Sync brings the index up to date with src: every session whose archive revision
+// differs from the revision it was indexed at is indexed again, and sessions gone
+// from the archive are dropped. A session's revision is written in the same batch
+// as the last of its documents, so a Sync cut short (a crash, a cancelled ctx)
+// leaves that session to be indexed again by the next Sync rather than silently
+// stale. progress, if not nil, is called with the number of sessions done so far.
+func (ix *Index) Sync(ctx context.Context, src Source, progress func(done, total int)) (SyncStats, error) {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	return ix.sync(ctx, src, progress)
+}
+
+// Reindex drops the whole index and indexes every session of src again.
+func (ix *Index) Reindex(ctx context.Context, src Source, progress func(done, total int)) (SyncStats, error) {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	if err := ix.reset(); err != nil {
+		return SyncStats{}, fmt.Errorf("reindex: %w", err)
+	}
+	return ix.sync(ctx, src, progress)
+}
+
+func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total int)) (SyncStats, error) {
+	start := time.Now()
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	bl := ix.bl
+	if bl == nil {
+		return SyncStats{}, ErrClosed
+	}
+	var st SyncStats
+	revs, err := src.Revisions(ctx)
+	if err != nil {
+		return st, fmt.Errorf("sync: %w", err)
+	}
+	st.Sessions = len(revs)
+
+	var stale []string
+	for id, rev := range revs {
+		have, err := bl.GetInternal(revKey(id))
+		if err != nil {
+			return st, fmt.Errorf("sync: revision of %s: %w", id, err)
+		}
+		if string(have) == strconv.FormatInt(rev, 10) {
+			st.Unchanged++
+			continue
+		}
+		stale = append(stale, id)
+	}
+	sort.Strings(stale)
+	gone, err := goneSessions(ctx, bl, revs)
+	if err != nil {
+		return st, fmt.Errorf("sync: %w", err)
+	}
+
+	total, done := len(stale)+len(gone), 0
+	report := func() {
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	report()
+	// One batch carries many small sessions: each batch waits for Bleve to persist
+	// it, which costs more than indexing a small session. A session's revision
+	// still travels with its last documents, and an unflushed batch is lost whole.
+	w := &batchWriter{bl: bl, b: bl.NewBatch(), maxDocs: ix.batchDocs}
+	for _, id := range gone {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		if err := w.drop(ctx, id); err != nil {
+			return st, fmt.Errorf("sync: drop %s: %w", id, err)
+		}
+		st.Removed++
+		done++
+		report()
+	}
+	for _, id := range stale {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		n, err := w.session(ctx, src, id)
+		switch {
+		case errors.Is(err, archive.ErrNotFound):
+			// Deleted since Revisions was read.
+			if err := w.drop(ctx, id); err != nil {
+				return st, fmt.Errorf("sync: drop %s: %w", id, err)
+			}
+			st.Removed++
+		case err != nil:
+			return st, fmt.Errorf("sync: index %s: %w", id, err)
+		default:
+			st.Indexed++
+			st.Docs += n
+		}
+		done++
+		report()
+	}
+	if err := w.flush(); err != nil {
+		return st, fmt.Errorf("sync: %w", err)
+	}
+	st.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	if st.Indexed > 0 || st.Removed > 0 {
+		ix.log.Info("index synced", "indexed", st.Indexed, "removed", st.Removed, "docs", st.Docs, "took_ms", st.TookMS)
+	}
+	return st, nil
+}
+
+// batchWriter fills Bleve batches and writes each when it is full.
+type batchWriter struct {
+	bl        bleve.Index
+	b         *bleve.Batch
+	maxDocs   int
+	textBytes int
+}
+
+// flush writes the pending batch, if any.
+func (w *batchWriter) flush() error {
+	if w.b.Size() == 0 {
+		return nil
+	}
+	if err := w.bl.Batch(w.b); err != nil {
+		return err
+	}
+	w.b.Reset()
+	w.textBytes = 0
+	return nil
+}
+
+// session queues a session's blocks, deletes of its documents the archive no
+// longer has, and its revision. The revision is queued after the last document,
+// so it lands in the batch that completes the session.
+func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, error) {
+	old, err := sessionDocIDs(ctx, w.bl, id)
+	if err != nil {
+		return 0, err
+	}
+	// Until the batch holding the revision, the session is half written if a batch
+	// is flushed in between: make sure no revision claims otherwise, whatever
+	// triggered this re-index. (A later SetInternal in the same batch wins.)
+	w.b.DeleteInternal(revKey(id))
+	seen := make(map[string]struct{}, len(old))
+	rev, err := src.SessionBlocks(ctx, id, func(blk archive.Block) error {
+		if _, dup := seen[blk.ID]; dup {
+			return nil
+		}
+		seen[blk.ID] = struct{}{}
+		d := newBlockDoc(blk)
+		if err := w.b.Index(blk.ID, d); err != nil {
+			return fmt.Errorf("block %s: %w", blk.ID, err)
+		}
+		w.textBytes += len(d.Text)
+		if w.b.Size() < w.maxDocs && w.textBytes < batchBytes {
+			return nil
+		}
+		if err := w.flush(); err != nil {
+			return err
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return 0, err
+	}
+	for docID := range old {
+		if _, ok := seen[docID]; !ok {
+			w.b.Delete(docID)
+		}
+	}
+	w.b.SetInternal(revKey(id), []byte(strconv.FormatInt(rev, 10)))
+	if w.b.Size() >= w.maxDocs {
+		return len(seen), w.flush()
+	}
+	return len(seen), nil
+}
+
+// drop queues the deletes of a session's documents and its revision.
+func (w *batchWriter) drop(ctx context.Context, id string) error {
+	old, err := sessionDocIDs(ctx, w.bl, id)
+	if err != nil {
+		return err
+	}
+	for docID := range old {
+		w.b.Delete(docID)
+	}
+	w.b.DeleteInternal(revKey(id))
+	if w.b.Size() >= w.maxDocs {
+		return w.flush()
+	}
+	return nil
+}
+
+// sessionDocIDs returns the IDs of a session's documents in the index.
+func sessionDocIDs(ctx context.Context, bl bleve.Index, id string) (map[string]struct{}, error) {
+	q := query.NewTermQuery(id)
+	q.SetField(fieldSession)
+	ids := map[string]struct{}{}
+	var after []string
+	for {
+		req := bleve.NewSearchRequestOptions(q, 5000, 0, false)
+		req.SortBy([]string{"_id"})
+		req.Score = "none"
+		if after != nil {
+			req.SetSearchAfter(after)
+		}
+		res, err := bl.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range res.Hits {
+			ids[h.ID] = struct{}{}
+		}
+		if len(res.Hits) < req.Size {
+			return ids, nil
+		}
+		after = []string{res.Hits[len(res.Hits)-1].ID}
+	}
+}
+
+// goneSessions returns the sessions that have documents in the index but are not
+// in revs.
+func goneSessions(ctx context.Context, bl bleve.Index, revs map[string]int64) ([]string, error) {
+	dict, err := bl.FieldDict(fieldSession)
+	if err != nil {
+		return nil, err
+	}
+	var candidates []string
+	for {
+		e, err := dict.Next()
+		if err != nil {
+			_ = dict.Close()
+			return nil, err
+		}
+		if e == nil {
+			break
+		}
+		if _, ok := revs[e.Term]; !ok {
+			candidates = append(candidates, e.Term)
+		}
+	}
+	if err := dict.Close(); err != nil {
+		return nil, err
+	}
+	// The term dictionary still lists a session whose documents are deleted but not
+	// yet merged away; only sessions with live documents are gone for real.
+	var gone []string
+	for _, id := range candidates {
+		q := query.NewTermQuery(id)
+		q.SetField(fieldSession)
+		res, err := bl.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, 0, 0, false))
+		if err != nil {
+			return nil, err
+		}
+		if res.Total > 0 {
+			gone = append(gone, id)
+		}
+	}
+	return gone, nil
+}
