@@ -3,8 +3,9 @@
 #   make run           set up, build bin/logbook, import the default session roots, list sessions
 #   make test          go vet + every test (the README's test command; .ci/run calls it)
 #   make test-race     the tests under the race detector (slow on a cold 2-core build)
-#   make bench         all archive benchmarks, one iteration each
-#   make bench-import  the 1 GB / 2,000-session import benchmark
+#   make bench         all benchmarks at a small scale, one iteration each
+#   make bench-import  the 1 GB / 2,000-session import benchmarks (+ 1 GB single session, 10k re-scan)
+#   make bench-search  the 1,000,000-block search benchmarks (+ grep baseline)
 #   make lint / fmt    go vet + gofmt check / gofmt rewrite
 
 GO      ?= go
@@ -16,7 +17,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Piped through xargs -r because gofmt with no file arguments would read stdin.
 FIND_GO := find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/*' -not -path '*/testdata/*' -print0
 
-.PHONY: run setup build test test-race bench bench-import lint fmt clean
+.PHONY: run setup build test test-race bench bench-import bench-search lint fmt clean
 
 run: setup build
 	./$(BIN) import
@@ -37,10 +38,13 @@ test-race:
 	$(GO) test -race -count=1 ./...
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x ./archive/...
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x ./archive/... ./index/...
 
 bench-import:
-	LOGBOOK_BENCH_GB=1 $(GO) test -run '^$$' -bench BenchmarkImportCorpus -benchtime 1x -timeout 60m ./archive/
+	LOGBOOK_BENCH_GB=1 $(GO) test -run '^$$' -bench 'BenchmarkImport|BenchmarkRescan10k' -benchtime 1x -timeout 60m ./archive/
+
+bench-search:
+	LOGBOOK_BENCH_BLOCKS=1000000 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 90m ./index/
 
 lint:
 	$(GO) vet ./...
