@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"html"
@@ -63,7 +64,18 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	}
 	defer ix.Close()
 	res, err := ix.Search(ctx, index.Query{Text: strings.Join(pos, " "), Sort: *sort, Limit: *limit, Cursor: *cursor})
-	if err != nil {
+	// A query that does not parse, or a cursor no search returned, is a mistake in
+	// the command line like a bad flag: exit status 2, with the error's column.
+	var qe *index.QueryError
+	switch {
+	case errors.As(err, &qe):
+		return usageError{qe}
+	case errors.Is(err, index.ErrBadCursor):
+		if inner := errors.Unwrap(err); inner != nil {
+			err = inner // drop Search's "search: " prefix
+		}
+		return usageError{fmt.Errorf("--cursor: %w", err)}
+	case err != nil:
 		return err
 	}
 	if *asJSON {

@@ -10,9 +10,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/highlight/highlighter/html"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -113,7 +115,9 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if sortBy == "" {
 		sortBy = SortRelevance
 	}
-	req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
+	// One hit more than the page, to know whether another page follows: a page
+	// that ends exactly at the last match must not hand out a cursor to nothing.
+	req := bleve.NewSearchRequestOptions(bq, limit+1, 0, false)
 	switch sortBy {
 	case SortRelevance:
 		req.SortByCustom(search.SortOrder{&search.SortScore{Desc: true}, &search.SortDocID{}})
@@ -163,12 +167,13 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 		},
 	}
 	sort.Slice(out.Facets.Month, func(i, j int) bool { return out.Facets.Month[i].Term > out.Facets.Month[j].Term })
-	for _, d := range res.Hits {
-		out.Hits = append(out.Hits, newHit(d))
+	hits := res.Hits
+	if len(hits) > limit {
+		hits = hits[:limit]
+		out.NextCursor = encodeCursor(sortBy, hits[limit-1])
 	}
-	if len(res.Hits) == limit {
-		last := res.Hits[len(res.Hits)-1]
-		out.NextCursor = encodeCursor(sortBy, last)
+	for _, d := range hits {
+		out.Hits = append(out.Hits, newHit(d))
 	}
 	return out, nil
 }
@@ -270,9 +275,9 @@ func decodeCursor(s, sortBy string) ([]string, error) {
 // in place. A match on one typed word becomes a phrase of its tokens, so the word
 // is found as written rather than as any scattering of its parts: max_tokens,
 // getUser (inside getUserName), src/app/main.go and 写入权限 are each a run of
-// adjacent tokens in the index. A word that yields one token is unaffected.
-// Fuzzy and prefix matches, other fields, and queries that chose an analyzer are
-// left alone.
+// adjacent tokens in the index. A word (or quoted phrase) that yields one token
+// becomes a term query for that token (see singleTerm). Fuzzy and prefix
+// matches, other fields, and queries that chose an analyzer are left alone.
 func useQueryAnalyzer(q query.Query) query.Query {
 	isText := func(field string) bool { return field == fieldText || field == "" }
 	switch q := q.(type) {
@@ -296,6 +301,9 @@ func useQueryAnalyzer(q query.Query) query.Query {
 		}
 	case *query.MatchPhraseQuery:
 		if isText(q.FieldVal) && q.Analyzer == "" {
+			if t := singleTerm(q.MatchPhrase, q.FieldVal, q.BoostVal); t != nil {
+				return t
+			}
 			q.Analyzer = queryAnalyzer
 		}
 	case *query.MatchQuery:
@@ -305,6 +313,10 @@ func useQueryAnalyzer(q query.Query) query.Query {
 		words := strings.Fields(q.Match)
 		phrases := make([]query.Query, len(words))
 		for i, w := range words {
+			if t := singleTerm(w, q.FieldVal, q.BoostVal); t != nil {
+				phrases[i] = t
+				continue
+			}
 			p := query.NewMatchPhraseQuery(w)
 			p.SetField(q.FieldVal)
 			p.Analyzer = queryAnalyzer
@@ -322,3 +334,37 @@ func useQueryAnalyzer(q query.Query) query.Query {
 	}
 	return q
 }
+
+// singleTerm returns a term query for text when the query analyzer makes one token
+// of it, and nil otherwise. Bleve runs a match phrase of one token as a phrase
+// searcher all the same, which reads the term's positions in every matching block
+// to check a phrase there is nothing to check: a common word cost twice as much as
+// its term query.
+func singleTerm(text, field string, boost *query.Boost) query.Query {
+	a, err := queryTokenizer()
+	if err != nil {
+		return nil
+	}
+	toks := a.Analyze([]byte(text))
+	if len(toks) != 1 {
+		return nil
+	}
+	t := query.NewTermQuery(string(toks[0].Term))
+	t.SetField(field)
+	t.BoostVal = boost
+	return t
+}
+
+// queryTokenizer is the query analyzer, for singleTerm. Analyzers are safe for
+// concurrent use.
+var queryTokenizer = sync.OnceValues(func() (analysis.Analyzer, error) {
+	im, err := newMapping()
+	if err != nil {
+		return nil, err
+	}
+	a := im.AnalyzerNamed(queryAnalyzer)
+	if a == nil {
+		return nil, fmt.Errorf("no analyzer %s", queryAnalyzer)
+	}
+	return a, nil
+})
