@@ -183,6 +183,9 @@ func BenchmarkRescan10k(b *testing.B) {
 	if _, err := s.Import(context.Background(), []string{root}, archive.ImportOptions{}); err != nil {
 		b.Fatal(err)
 	}
+	if err := s.Maintain(context.Background()); err != nil { // as `logbook import` does
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		rep, err := s.Import(context.Background(), []string{root}, archive.ImportOptions{})
