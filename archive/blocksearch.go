@@ -68,135 +68,112 @@ func (s *Store) SessionBlocks(ctx context.Context, sessionID string, fn func(Blo
 		}
 	}
 
-	rows, err := tx.QueryContext(ctx, `
+	err = eachRow(ctx, tx, `
 		SELECT m.seq, m.time, m.turn, m.step, m.role, m.kind, m.text, m.reasoning, COALESCE(r.surface, 'current'),
 		       COALESCE(t.name, ''), COALESCE(t.is_error, 0)
 		FROM messages m
 		LEFT JOIN events r ON r.session_pk = m.session_pk AND r.seq = m.seq
 		LEFT JOIN tool_calls t ON t.session_pk = m.session_pk AND t.call_id = m.call_id
-		WHERE m.session_pk = ? ORDER BY m.seq`, pk)
-	if err != nil {
-		return 0, err
-	}
-	for rows.Next() {
+		WHERE m.session_pk = ? ORDER BY m.seq`, pk, func(rows *sql.Rows) error {
 		var b Block
 		var t int64
 		var turn, step sql.NullInt64
 		var text, reasoning any
 		var isErr int
 		if err := rows.Scan(&b.Seq, &t, &turn, &step, &b.Role, &b.Kind, &text, &reasoning, &b.Surface, &b.Tool, &isErr); err != nil {
-			rows.Close()
-			return 0, err
+			return err
 		}
 		b.Time, b.Turn, b.Step, b.IsError = msTime(t), intPtr(turn), intPtr(step), isErr != 0
+		var err error
 		if b.Text, err = s.unpackText(text); err != nil {
-			rows.Close()
-			return 0, err
+			return err
 		}
 		r, err := s.unpackText(reasoning)
 		if err != nil {
-			rows.Close()
-			return 0, err
+			return err
 		}
 		if r != "" {
 			rb := b
 			rb.Kind, rb.Text, rb.Tool = BlockReasoning, r, ""
 			if err := emit(rb); err != nil {
-				rows.Close()
-				return 0, err
+				return err
 			}
 		}
 		if strings.TrimSpace(b.Text) == "" {
-			continue
+			return nil
 		}
-		if err := emit(b); err != nil {
-			rows.Close()
-			return 0, err
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-
-	rows, err = tx.QueryContext(ctx, `
-		SELECT t.call_seq, t.call_time, t.turn, t.step, t.name, t.arguments, COALESCE(e.surface, 'log-only')
-		FROM tool_calls t LEFT JOIN events e ON e.session_pk = t.session_pk AND e.seq = t.call_seq
-		WHERE t.session_pk = ? AND t.name != '' ORDER BY t.call_seq`, pk)
+		return emit(b)
+	})
 	if err != nil {
 		return 0, err
 	}
-	for rows.Next() {
+
+	err = eachRow(ctx, tx, `
+		SELECT t.call_seq, t.call_time, t.turn, t.step, t.name, t.arguments, COALESCE(e.surface, 'log-only')
+		FROM tool_calls t LEFT JOIN events e ON e.session_pk = t.session_pk AND e.seq = t.call_seq
+		WHERE t.session_pk = ? AND t.name != '' ORDER BY t.call_seq`, pk, func(rows *sql.Rows) error {
 		var b Block
 		var t int64
 		var turn, step sql.NullInt64
 		var args string
 		if err := rows.Scan(&b.Seq, &t, &turn, &step, &b.Tool, &args, &b.Surface); err != nil {
-			rows.Close()
-			return 0, err
+			return err
 		}
 		b.Kind, b.Role, b.Time, b.Turn, b.Step = BlockToolCall, "assistant", msTime(t), intPtr(turn), intPtr(step)
 		b.Text = b.Tool + " " + args
-		if err := emit(b); err != nil {
-			rows.Close()
-			return 0, err
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-
-	rows, err = tx.QueryContext(ctx, `
-		SELECT COALESCE(summary_seq, start_seq, end_seq), COALESCE(ended_at, started_at, 0), turn, summary, COALESCE(model, '')
-		FROM compactions WHERE session_pk = ? AND kind = 'compaction' AND summary != '' ORDER BY 1`, pk)
+		return emit(b)
+	})
 	if err != nil {
 		return 0, err
 	}
-	for rows.Next() {
-		var b Block
-		var t int64
-		var turn sql.NullInt64
-		var model string
-		if err := rows.Scan(&b.Seq, &t, &turn, &b.Text, &model); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		b.Kind, b.Role, b.Time, b.Turn, b.Surface = BlockCompaction, "system", msTime(t), intPtr(turn), "log-only"
-		if err := emit(b); err != nil {
-			rows.Close()
-			return 0, err
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+
+	err = eachRow(ctx, tx, `
+		SELECT COALESCE(summary_seq, start_seq, end_seq), COALESCE(ended_at, started_at, 0), turn, summary
+		FROM compactions WHERE session_pk = ? AND kind = 'compaction' AND summary != '' ORDER BY 1`, pk,
+		func(rows *sql.Rows) error {
+			var b Block
+			var t int64
+			var turn sql.NullInt64
+			if err := rows.Scan(&b.Seq, &t, &turn, &b.Text); err != nil {
+				return err
+			}
+			b.Kind, b.Role, b.Time, b.Turn, b.Surface = BlockCompaction, "system", msTime(t), intPtr(turn), "log-only"
+			return emit(b)
+		})
+	if err != nil {
 		return 0, err
 	}
 
-	rows, err = tx.QueryContext(ctx, `
+	err = eachRow(ctx, tx, `
 		SELECT COALESCE(asked_seq, decided_seq), COALESCE(asked_at, decided_at, 0), turn, COALESCE(tool_name, ''),
 		       COALESCE(reason, ''), COALESCE(outcome, 'undecided')
-		FROM approvals WHERE session_pk = ? ORDER BY 1`, pk)
-	if err != nil {
-		return 0, err
-	}
-	for rows.Next() {
+		FROM approvals WHERE session_pk = ? ORDER BY 1`, pk, func(rows *sql.Rows) error {
 		var b Block
 		var t int64
 		var turn sql.NullInt64
 		var reason, outcome string
 		if err := rows.Scan(&b.Seq, &t, &turn, &b.Tool, &reason, &outcome); err != nil {
-			rows.Close()
-			return 0, err
+			return err
 		}
 		b.Kind, b.Role, b.Time, b.Turn, b.Surface = BlockApproval, "system", msTime(t), intPtr(turn), "log-only"
 		b.IsError = outcome == "rejected" || outcome == "unavailable"
 		b.Text = strings.TrimSpace(b.Tool + " " + reason + " " + outcome)
-		if err := emit(b); err != nil {
-			rows.Close()
-			return 0, err
+		return emit(b)
+	})
+	return rev, err
+}
+
+// eachRow runs a query with one argument and calls fn for every row.
+func eachRow(ctx context.Context, q querier, query string, arg any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, arg)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
 		}
 	}
-	rows.Close()
-	return rev, rows.Err()
+	return rows.Err()
 }
