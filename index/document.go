@@ -32,9 +32,9 @@ type blockDoc struct {
 	Month   *string `json:"month"` // "2006-01"; nil without a time
 	IsError bool    `json:"is_error"`
 	Time    *string `json:"time"` // Unix milliseconds; nil without a time
-	Seq     int64   `json:"seq"`
-	Turn    *int64  `json:"turn"`
-	Step    *int64  `json:"step"`
+	Seq     string  `json:"seq"`  // decimal; keyword fields (see the mapping)
+	Turn    *string `json:"turn"` // nil outside a turn
+	Step    *string `json:"step"`
 }
 
 // BleveType tells the mapping which document type this is.
@@ -51,9 +51,9 @@ func newBlockDoc(b archive.Block) blockDoc {
 		Tool:    strings.ToLower(b.Tool),
 		Surface: strings.ToLower(b.Surface),
 		IsError: b.IsError,
-		Seq:     b.Seq,
-		Turn:    b.Turn,
-		Step:    b.Step,
+		Seq:     strconv.FormatInt(b.Seq, 10),
+		Turn:    decimal(b.Turn),
+		Step:    decimal(b.Step),
 	}
 	// Bleve keeps times as int64 nanoseconds (years 1678 to 2262); a zero time
 	// would be dropped with a log line, so it is left out on purpose instead.
@@ -129,4 +129,13 @@ func capText(s string) string {
 		tail++
 	}
 	return s[:head] + elision + s[tail:]
+}
+
+// decimal formats an optional integer for a keyword field.
+func decimal(n *int64) *string {
+	if n == nil {
+		return nil
+	}
+	s := strconv.FormatInt(*n, 10)
+	return &s
 }

@@ -198,8 +198,7 @@ func (n node) query() query.Query {
 		q.SetField(n.field)
 		return q
 	case nodeNumber:
-		v, in := float64(n.num), true
-		q := query.NewNumericRangeInclusiveQuery(&v, &v, &in, &in)
+		q := query.NewTermQuery(strconv.FormatInt(n.num, 10))
 		q.SetField(n.field)
 		return q
 	case nodeTimeFrom:

@@ -460,15 +460,10 @@ func TestBuildQuery(t *testing.T) {
 	})
 
 	t.Run("numbers", func(t *testing.T) {
-		n, ok := build(t, "seq:123").(*query.NumericRangeQuery)
-		require.True(t, ok)
+		n, ok := build(t, "seq:123").(*query.TermQuery)
+		require.True(t, ok, "seq, turn and step are exact-match keyword fields")
 		assert.Equal(t, "seq", n.FieldVal)
-		require.NotNil(t, n.Min)
-		require.NotNil(t, n.Max)
-		assert.Equal(t, 123.0, *n.Min)
-		assert.Equal(t, 123.0, *n.Max)
-		assert.True(t, *n.InclusiveMin)
-		assert.True(t, *n.InclusiveMax)
+		assert.Equal(t, "123", n.Term)
 	})
 
 	t.Run("keywords", func(t *testing.T) {
@@ -505,7 +500,7 @@ func TestQuerySearchesIndex(t *testing.T) {
 	}
 	dm.AddFieldMappingsAt("is_error", bleve.NewBooleanFieldMapping())
 	dm.AddFieldMappingsAt("time", bleve.NewDateTimeFieldMapping())
-	dm.AddFieldMappingsAt("seq", bleve.NewNumericFieldMapping())
+	dm.AddFieldMappingsAt("seq", bleve.NewKeywordFieldMapping())
 	m.DefaultMapping = dm
 	m.DefaultAnalyzer = standard.Name
 
@@ -519,14 +514,14 @@ func TestQuerySearchesIndex(t *testing.T) {
 		Project string    `json:"project"`
 		IsError bool      `json:"is_error"`
 		Time    time.Time `json:"time"`
-		Seq     int64     `json:"seq"`
+		Seq     string    `json:"seq"`
 	}
 	day := func(d int) time.Time { return time.Date(2026, 10, d, 8, 0, 0, 0, time.UTC) }
 	docs := map[string]doc{
-		"a": {Text: "deploy failed: connection refused", Tool: "bash", Kind: "tool_result", Project: "/home/me/app", IsError: true, Time: day(14), Seq: 1},
-		"b": {Text: "deploy succeeded", Tool: "bash", Kind: "tool_result", Project: "/home/me/app", Time: day(10), Seq: 2},
-		"c": {Text: "the deploy script -> refused to start", Kind: "assistant", Project: "/home/me/web", Time: day(1), Seq: 3},
-		"d": {Text: "unrelated chatter", Kind: "human", Project: "/srv/other", Time: day(14), Seq: 4},
+		"a": {Text: "deploy failed: connection refused", Tool: "bash", Kind: "tool_result", Project: "/home/me/app", IsError: true, Time: day(14), Seq: "1"},
+		"b": {Text: "deploy succeeded", Tool: "bash", Kind: "tool_result", Project: "/home/me/app", Time: day(10), Seq: "2"},
+		"c": {Text: "the deploy script -> refused to start", Kind: "assistant", Project: "/home/me/web", Time: day(1), Seq: "3"},
+		"d": {Text: "unrelated chatter", Kind: "human", Project: "/srv/other", Time: day(14), Seq: "4"},
 	}
 	for id, d := range docs {
 		require.NoError(t, idx.Index(id, d))

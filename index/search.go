@@ -190,8 +190,8 @@ func newHit(d *search.DocumentMatch) Hit {
 		Surface:   str(fieldSurface),
 		Score:     d.Score,
 	}
-	if v, ok := d.Fields[fieldSeq].(float64); ok {
-		h.Seq = int64(v)
+	if v, err := strconv.ParseInt(str(fieldSeq), 10, 64); err == nil {
+		h.Seq = v
 	}
 	if ms, err := strconv.ParseInt(str(fieldTime), 10, 64); err == nil {
 		h.Time = time.UnixMilli(ms).UTC()
