@@ -74,7 +74,8 @@ type Hit struct {
 }
 
 // Facets counts all matches by kind, tool, project and month ("2006-01", newest
-// first); the others are most frequent first.
+// first); the others are most frequent first. Only the first page (no cursor)
+// carries them: later pages of the same query return empty lists.
 type Facets struct {
 	Kind    []FacetCount `json:"kind"`
 	Tool    []FacetCount `json:"tool"`
@@ -139,8 +140,13 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	req.Fields = storedFields
 	req.Highlight = bleve.NewHighlightWithStyle(html.Name)
 	req.Highlight.AddField(fieldText)
-	for field, size := range facetSizes {
-		req.AddFacet(field, bleve.NewFacetRequest(field, size))
+	// Facets describe the whole result set, which a later page does not change; they
+	// are counted on the first page only because counting visits every hit, the
+	// dominant cost of a common-term query on a large archive.
+	if q.Cursor == "" {
+		for field, size := range facetSizes {
+			req.AddFacet(field, bleve.NewFacetRequest(field, size))
+		}
 	}
 
 	ix.mu.RLock()
