@@ -123,7 +123,7 @@ func (w *blockWriter) close() {
 // eachLine calls fn for every archived storage line of a session with a line number in
 // [from, to] (to < 0: no upper bound), in order. The bytes passed to fn are only valid
 // during the call.
-func eachLine(ctx context.Context, q querier, pk, from, to int64, fn func(line int64, raw []byte) error) error {
+func eachLine(ctx context.Context, q querier, dec *zstd.Decoder, pk, from, to int64, fn func(line int64, raw []byte) error) error {
 	if to < 0 {
 		to = 1<<62 - 1
 	}
@@ -135,11 +135,6 @@ func eachLine(ctx context.Context, q querier, pk, from, to int64, fn func(line i
 		return fmt.Errorf("read blocks: %w", err)
 	}
 	defer rows.Close()
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return err
-	}
-	defer dec.Close()
 	var plain []byte
 	for rows.Next() {
 		var first int64

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/logbook/logbook/archive/dsh"
 )
 
@@ -46,6 +44,13 @@ type Progress struct {
 
 func (o ImportOptions) dshOptions() dsh.Options {
 	return dsh.Options{Strict: o.Strict, Header: dsh.HeaderOptions{Lenient: o.LenientHeaders}, Detached: true}
+}
+
+// readerOptions are the decoder options for this store's imports.
+func (s *Store) readerOptions(o ImportOptions) dsh.Options {
+	opts := o.dshOptions()
+	opts.Decoder = s.zdec
+	return opts
 }
 
 // fileRow is the stored state of one imported file.
@@ -261,7 +266,7 @@ func (p *progressReader) Read(b []byte) (int, error) {
 func (s *Store) importFull(ctx context.Context, f *os.File, fi os.FileInfo, id identity, row *fileRow, compressed bool, opts ImportOptions) (FileReport, error) {
 	path := f.Name()
 	pr := &progressReader{r: f, size: id.size, path: path, fn: opts.Progress}
-	r := dsh.NewReader(pr, compressed, opts.dshOptions())
+	r := dsh.NewReader(pr, compressed, s.readerOptions(opts))
 	defer r.Close()
 	h, err := r.Header()
 	if err != nil {
@@ -302,7 +307,7 @@ func (s *Store) importAppend(ctx context.Context, f *os.File, fi os.FileInfo, id
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
 	pr := &progressReader{r: f, size: id.size, path: path, fn: opts.Progress, n: row.cursor.Offset}
-	r := dsh.NewReader(pr, compressed, opts.dshOptions())
+	r := dsh.NewReader(pr, compressed, s.readerOptions(opts))
 	defer r.Close()
 	r.Resume(h, *row.cursor)
 	job := &importJob{store: s, path: path, file: f, id: id, row: row, compressed: compressed,
@@ -319,12 +324,6 @@ func (s *Store) readReport(ctx context.Context, path, action string, read int64)
 	fr, err := s.storedReport(ctx, path, action)
 	fr.Bytes = read
 	return fr, err
-}
-
-// newZstdEncoder returns the encoder used for stored blobs and long lines.
-func newZstdEncoder() *zstd.Encoder {
-	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-	return enc
 }
 
 // fileRow loads the stored state of a file, or nil.

@@ -42,8 +42,7 @@ type importJob struct {
 // after a cursor (append), nil for a full read.
 func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	s := j.store
-	j.zenc = newZstdEncoder()
-	defer j.zenc.Close()
+	j.zenc = s.zenc
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -299,7 +298,7 @@ func (j *importJob) loadState(ctx context.Context, tx *sql.Tx, st *projState) er
 // replay rebuilds the semantic checker (and its surface) from the archived records,
 // so checks on appended events see the whole session without re-reading the file.
 func (j *importJob) replay(ctx context.Context, tx *sql.Tx) error {
-	return eachLine(ctx, tx, j.pk, 2, -1, func(line int64, raw []byte) error {
+	return eachLine(ctx, tx, j.store.zdec, j.pk, 2, -1, func(line int64, raw []byte) error {
 		rec, p := j.ld.Decode(raw, line)
 		if p != nil {
 			return fmt.Errorf("archived line %d no longer decodes: %s", line, p.Message)
@@ -314,7 +313,7 @@ func (j *importJob) replay(ctx context.Context, tx *sql.Tx) error {
 // verifyStored checks a re-read line against the archived copy.
 func (j *importJob) verifyStored(ctx context.Context, tx *sql.Tx, rec *dsh.Record) error {
 	same := false
-	err := eachLine(ctx, tx, j.pk, rec.Line, rec.Line, func(_ int64, raw []byte) error {
+	err := eachLine(ctx, tx, j.store.zdec, j.pk, rec.Line, rec.Line, func(_ int64, raw []byte) error {
 		same = bytes.Equal(raw, rec.Raw)
 		return nil
 	})

@@ -335,7 +335,7 @@ func (s *Store) ExportJSONL(ctx context.Context, sessionID string, w io.Writer) 
 		return err
 	}
 	nl := []byte{'\n'}
-	return eachLine(ctx, s.read, pk, 2, -1, func(_ int64, raw []byte) error {
+	return eachLine(ctx, s.read, s.zdec, pk, 2, -1, func(_ int64, raw []byte) error {
 		if _, err := w.Write(raw); err != nil {
 			return err
 		}

@@ -37,6 +37,7 @@ type Store struct {
 	write *sql.DB
 	read  *sql.DB
 	zdec  *zstd.Decoder // shared: DecodeAll is safe for concurrent use
+	zenc  *zstd.Encoder // shared: EncodeAll is safe for concurrent use
 }
 
 // New returns a Store for the database file at path; call Open before use.
@@ -83,7 +84,12 @@ func (s *Store) Open(ctx context.Context) error {
 		return fmt.Errorf("open archive reader: %w", err)
 	}
 	s.read.SetMaxOpenConns(4)
-	if s.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(2)); err != nil {
+	// One decoder and one encoder serve every import and read: both are costly to
+	// create (per file they cost more than a small session's import).
+	if s.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxMemory(512<<20)); err != nil {
+		return fmt.Errorf("open archive: %w", err)
+	}
+	if s.zenc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(2)); err != nil {
 		return fmt.Errorf("open archive: %w", err)
 	}
 	if err := s.migrate(ctx); err != nil {
@@ -100,6 +106,9 @@ func (s *Store) Close() error {
 	}
 	if s.zdec != nil {
 		s.zdec.Close()
+	}
+	if s.zenc != nil {
+		_ = s.zenc.Close()
 	}
 	if s.write != nil {
 		_, _ = s.write.Exec(`PRAGMA optimize`)

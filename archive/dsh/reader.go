@@ -23,6 +23,11 @@ type Options struct {
 	// Detached makes every Record own its memory (no buffer reuse between calls), so
 	// records can be handed to another goroutine while the reader reads ahead.
 	Detached bool
+	// Decoder, when set, decodes frames instead of a decoder of the Reader's own: a
+	// zstd decoder is costly to create, and one can serve every file of an import
+	// (DecodeAll is safe for concurrent use). It must allow frames of MaxFrameBytes,
+	// and the Reader never closes it.
+	Decoder *zstd.Decoder
 }
 
 // Cursor is a resumable position in a session file: everything before it has been
@@ -433,6 +438,9 @@ func (r *Reader) loadFrame() error {
 		}
 		return fmt.Errorf("read frame %d: %w", r.frameIdx, err)
 	}
+	if r.zdec == nil && r.opts.Decoder != nil {
+		r.zdec = r.opts.Decoder
+	}
 	if r.zdec == nil {
 		r.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderMaxMemory(r.opts.MaxFrameBytes), zstd.IgnoreChecksum(false))
@@ -491,7 +499,7 @@ func (r *Reader) decodePartial(raw []byte) []byte {
 
 // Close releases the decoder.
 func (r *Reader) Close() {
-	if r.zdec != nil {
+	if r.zdec != nil && r.zdec != r.opts.Decoder {
 		r.zdec.Close()
 		r.zdec = nil
 	}
