@@ -92,7 +92,7 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 		rep.Files = append(rep.Files, FileReport{Path: p, Verdict: dsh.VerdictCorrupt, Action: "failed", LastSeq: -1,
 			Error: &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: fmt.Sprintf("%s: %s", p, why)}, Warnings: []dsh.Problem{}})
 	}
-	known, err := s.knownFiles(ctx)
+	known, err := s.knownFiles(ctx, "")
 	if err != nil {
 		return rep, err
 	}
@@ -209,10 +209,10 @@ func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions)
 			return fr, err
 		}
 		if same {
-			return s.importAppend(ctx, f, fi, id, row, compressed, opts)
+			return s.importAppend(ctx, f, id, row, compressed, opts)
 		}
 	}
-	return s.importFull(ctx, f, fi, id, row, compressed, opts)
+	return s.importFull(ctx, f, id, row, compressed, opts)
 }
 
 // sameCommittedPrefix checks that the bytes an earlier import committed are still
@@ -263,7 +263,7 @@ func (p *progressReader) Read(b []byte) (int, error) {
 }
 
 // importFull reads a file from its start: a new file, or one rewritten upstream.
-func (s *Store) importFull(ctx context.Context, f *os.File, fi os.FileInfo, id identity, row *fileRow, compressed bool, opts ImportOptions) (FileReport, error) {
+func (s *Store) importFull(ctx context.Context, f *os.File, id identity, row *fileRow, compressed bool, opts ImportOptions) (FileReport, error) {
 	path := f.Name()
 	pr := &progressReader{r: f, size: id.size, path: path, fn: opts.Progress}
 	r := dsh.NewReader(pr, compressed, s.readerOptions(opts))
@@ -284,7 +284,7 @@ func (s *Store) importFull(ctx context.Context, f *os.File, fi os.FileInfo, id i
 		return s.readReport(ctx, path, action, pr.n)
 	}
 	job := &importJob{store: s, path: path, file: f, id: id, row: row, compressed: compressed,
-		reader: r, header: h, opts: opts, action: action, progress: pr}
+		reader: r, header: h, opts: opts, action: action}
 	if err := job.run(ctx, nil); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
@@ -292,7 +292,7 @@ func (s *Store) importFull(ctx context.Context, f *os.File, fi os.FileInfo, id i
 }
 
 // importAppend resumes reading after the stored cursor.
-func (s *Store) importAppend(ctx context.Context, f *os.File, fi os.FileInfo, id identity, row *fileRow, compressed bool, opts ImportOptions) (FileReport, error) {
+func (s *Store) importAppend(ctx context.Context, f *os.File, id identity, row *fileRow, compressed bool, opts ImportOptions) (FileReport, error) {
 	path := f.Name()
 	var headerRaw string
 	if err := s.read.QueryRowContext(ctx, `SELECT header_raw FROM sessions WHERE pk = ?`, row.sessionPK.Int64).Scan(&headerRaw); err != nil {
@@ -311,7 +311,7 @@ func (s *Store) importAppend(ctx context.Context, f *os.File, fi os.FileInfo, id
 	defer r.Close()
 	r.Resume(h, *row.cursor)
 	job := &importJob{store: s, path: path, file: f, id: id, row: row, compressed: compressed,
-		reader: r, header: h, opts: opts, action: "appended", progress: pr, bytesFrom: row.cursor.Offset}
+		reader: r, header: h, opts: opts, action: "appended"}
 	if err := job.run(ctx, row); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
@@ -351,38 +351,17 @@ func (s *Store) fileRow(ctx context.Context, path string) (*fileRow, error) {
 
 // storedReport builds a file's report from what the archive holds.
 func (s *Store) storedReport(ctx context.Context, path, action string) (FileReport, error) {
-	fr := FileReport{Path: path, Action: action, Changed: action != "unchanged", Warnings: []dsh.Problem{}}
-	var fileID int64
-	var sid, kind, msg sql.NullString
-	var line, off sql.NullInt64
-	err := s.write.QueryRowContext(ctx, `
-		SELECT f.id, s.id, f.verdict, f.error_kind, f.error_line, f.error_offset, f.error_message,
-		       f.records, f.events, f.last_seq
-		FROM files f LEFT JOIN sessions s ON s.pk = f.session_pk
-		WHERE f.path = ?`, path).Scan(&fileID, &sid, &fr.Verdict, &kind, &line, &off, &msg,
-		&fr.Records, &fr.LogicalEvents, &fr.LastSeq)
+	known, err := s.knownFiles(ctx, path)
 	if err != nil {
-		return fr, fmt.Errorf("load report %s: %w", path, err)
+		return FileReport{Path: path, LastSeq: -1}, err
 	}
-	fr.SessionID = sid.String
-	if kind.Valid {
-		fr.Error = &dsh.Problem{Kind: dsh.Kind(kind.String), Line: line.Int64, Offset: off.Int64, Message: msg.String}
+	k := known[path]
+	if k == nil {
+		return FileReport{Path: path, LastSeq: -1}, fmt.Errorf("load report %s: %w", path, ErrNotFound)
 	}
-	rows, err := s.write.QueryContext(ctx, `
-		SELECT kind, COALESCE(line, 0), COALESCE(offset, -1), COALESCE(seq, 0), message
-		FROM problems WHERE file_id = ? AND severity = 'warning' ORDER BY rowid`, fileID)
-	if err != nil {
-		return fr, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var p dsh.Problem
-		if err := rows.Scan(&p.Kind, &p.Line, &p.Offset, &p.Seq, &p.Message); err != nil {
-			return fr, err
-		}
-		fr.Warnings = append(fr.Warnings, p)
-	}
-	return fr, rows.Err()
+	fr := k.report
+	fr.Action, fr.Changed = action, action != "unchanged"
+	return fr, nil
 }
 
 // markGone flags files under the walked roots that no longer exist, and their
@@ -444,11 +423,13 @@ type knownFile struct {
 	report FileReport
 }
 
-func (s *Store) knownFiles(ctx context.Context) (map[string]*knownFile, error) {
+func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownFile, error) {
+	// path "" loads every file; otherwise just that one (storedReport).
 	rows, err := s.write.QueryContext(ctx, `
 		SELECT f.id, f.path, f.size, f.mtime_ns, f.inode, f.gone, COALESCE(s.id, ''), f.verdict,
 		       f.error_kind, f.error_line, f.error_offset, f.error_message, f.records, f.events, f.last_seq
-		FROM files f LEFT JOIN sessions s ON s.pk = f.session_pk`)
+		FROM files f LEFT JOIN sessions s ON s.pk = f.session_pk
+		WHERE ? = '' OR f.path = ?`, path, path)
 	if err != nil {
 		return nil, fmt.Errorf("load known files: %w", err)
 	}
@@ -476,8 +457,10 @@ func (s *Store) knownFiles(ctx context.Context) (map[string]*knownFile, error) {
 		return nil, err
 	}
 	prows, err := s.write.QueryContext(ctx, `
-		SELECT file_id, kind, COALESCE(line, 0), COALESCE(offset, -1), COALESCE(seq, 0), message
-		FROM problems WHERE severity = 'warning' ORDER BY file_id, rowid`)
+		SELECT p.file_id, p.kind, COALESCE(p.line, 0), COALESCE(p.offset, -1), COALESCE(p.seq, 0), p.message
+		FROM problems p JOIN files f ON f.id = p.file_id
+		WHERE p.severity = 'warning' AND (? = '' OR f.path = ?)
+		ORDER BY p.file_id, p.rowid`, path, path)
 	if err != nil {
 		return nil, err
 	}

@@ -62,9 +62,6 @@ func (b *logB) ev(typ, data, extra string) int64 {
 	return s
 }
 
-// raw appends a line as is (for damage); it takes no seq.
-func (b *logB) raw(line string) { b.lines = append(b.lines, line) }
-
 // textChunks appends one packed text-chunks row and returns its first seq.
 func (b *logB) textChunks(texts ...string) int64 {
 	s := b.seq

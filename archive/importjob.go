@@ -28,8 +28,6 @@ type importJob struct {
 	header     *dsh.Header
 	opts       ImportOptions
 	action     string
-	progress   *progressReader
-	bytesFrom  int64
 
 	pk      int64
 	maxLine int64

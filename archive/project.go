@@ -36,9 +36,6 @@ type projState struct {
 	// OpenTurn is the turn between turn/start and turn/end: events whose data names
 	// no turn (user/message, approval/asked, …) belong to it.
 	OpenTurn *int64 `json:"openTurn,omitempty"`
-	// Compaction whose checkpoint user/message is expected next.
-	PendingCompaction string `json:"pendingCompaction,omitempty"`
-	SawSchedule       bool   `json:"-"`
 }
 
 // projector writes one session's records and the views derived from them inside the
@@ -302,7 +299,6 @@ var projectedTypes = map[string]bool{
 	"approval/asked": true, "approval/decided": true,
 	"compaction/start": true, "compaction/summary": true, "compaction/end": true, "compaction/prune": true,
 	"session/title": true, "request/context": true, "turn/start": true, "session/end-seed": true,
-	"schedule/change": true,
 }
 
 // event projects one plain event into the derived views.
@@ -430,8 +426,6 @@ func (p *projector) event(ev *dsh.Event, turn, step any) error {
 	case "session/end-seed":
 		s := ev.Seq
 		p.st.LastEndSeed = &s
-	case "schedule/change":
-		p.st.SawSchedule = true
 	}
 	return nil
 }

@@ -160,53 +160,52 @@ func (r *Reader) Next() (*Record, error) {
 			return nil, io.EOF
 		}
 	}
-	for !r.done {
-		lineStart := r.pos
-		line, complete, err := r.nextLine()
-		if err != nil {
-			return nil, err
-		}
-		if r.done {
-			break
-		}
-		if line == nil {
-			r.finish()
-			break
-		}
-		if !complete {
-			r.tornTail(lineStart, "the last line has no newline: a torn write")
-			break
-		}
-		offset := r.problemOffset(lineStart)
-		dec := &r.rd
-		if r.opts.Detached {
-			line = append([]byte(nil), line...)
-			dec = new(recordDecoder)
-		}
-		rec, p := dec.decode(line, r.pos.Line, offset)
-		if p == nil {
-			p = r.checkSeqs(rec, offset)
-		}
-		if p == nil && r.opts.Strict {
-			p = unknownEvent(rec, offset)
-		}
-		if p != nil {
-			r.recordProblem(p, lineStart)
-			break
-		}
-		rec.Offset = lineStart.LogicalOffset
-		rec.Frame = -1
-		if r.compressed {
-			rec.Frame = r.frameIdx
-		}
-		r.result.Records++
-		r.result.Events += int64(len(rec.Events))
-		r.pos.NextSeq += int64(len(rec.Events))
-		r.result.LastSeq = r.pos.NextSeq - 1
-		r.commitLine()
-		return rec, nil
+	if r.done {
+		return nil, io.EOF
 	}
-	return nil, io.EOF
+	lineStart := r.pos
+	line, complete, err := r.nextLine()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case r.done:
+		return nil, io.EOF
+	case line == nil:
+		r.finish()
+		return nil, io.EOF
+	case !complete:
+		r.tornTail(lineStart, "the last line has no newline: a torn write")
+		return nil, io.EOF
+	}
+	offset := r.problemOffset(lineStart)
+	dec := &r.rd
+	if r.opts.Detached {
+		line = append([]byte(nil), line...)
+		dec = new(recordDecoder)
+	}
+	rec, p := dec.decode(line, r.pos.Line, offset)
+	if p == nil {
+		p = r.checkSeqs(rec, offset)
+	}
+	if p == nil && r.opts.Strict {
+		p = unknownEvent(rec, offset)
+	}
+	if p != nil {
+		r.recordProblem(p, lineStart)
+		return nil, io.EOF
+	}
+	rec.Offset = lineStart.LogicalOffset
+	rec.Frame = -1
+	if r.compressed {
+		rec.Frame = r.frameIdx
+	}
+	r.result.Records++
+	r.result.Events += int64(len(rec.Events))
+	r.pos.NextSeq += int64(len(rec.Events))
+	r.result.LastSeq = r.pos.NextSeq - 1
+	r.commitLine()
+	return rec, nil
 }
 
 // Result reports the verdict so far; after Next returned io.EOF it is final.

@@ -66,7 +66,6 @@ type Session struct {
 
 	provider, model string
 	requested       bool
-	titled          bool
 	chunkSeqs       []int64
 	dts             []int64
 	firstReason     string // request/header reason of the first request
