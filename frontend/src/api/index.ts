@@ -1,0 +1,104 @@
+// The one way the UI reaches Go. In the Wails window the bound methods are called
+// through window.go.app.App (the committed bindings in frontend/wailsjs describe
+// them); in a browser (`logbook serve`) each call is POST /api/<Method> with the
+// arguments as a JSON array. Live events come from the Wails runtime in the window
+// and from a server-sent event stream (/api/events) in the browser.
+import type {
+  Approval, Compaction, EventMap, ImportStatus, Info, SearchRequest, SearchResult, Session,
+  SessionDetail, TimelinePage, TimelineQuery,
+} from './types';
+
+export * from './types';
+
+/** An error from the Go side, already phrased for a person (app.FormatError). */
+export class ApiError extends Error {
+  constructor(message: string, readonly status = 0) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+interface WailsWindow {
+  go?: { app?: { App?: Record<string, (...args: unknown[]) => Promise<unknown>> } };
+  runtime?: { EventsOn(name: string, cb: (...data: unknown[]) => void): () => void };
+}
+
+function bound(): Record<string, (...args: unknown[]) => Promise<unknown>> | undefined {
+  return (window as unknown as WailsWindow).go?.app?.App;
+}
+
+/** True inside the Wails desktop window. */
+export function isDesktop(): boolean {
+  return bound() !== undefined;
+}
+
+async function call<T>(method: string, ...args: unknown[]): Promise<T> {
+  const b = bound();
+  if (b) {
+    try {
+      return (await b[method](...args)) as T;
+    } catch (e) {
+      throw new ApiError(typeof e === 'string' ? e : String((e as Error)?.message ?? e));
+    }
+  }
+  const r = await fetch('api/' + method, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Logbook': '1' },
+    credentials: 'same-origin',
+    body: JSON.stringify(args),
+  });
+  if (!r.ok) {
+    let msg = await r.text();
+    try {
+      msg = JSON.parse(msg).error ?? msg;
+    } catch {
+      /* plain text */
+    }
+    throw new ApiError(msg || r.statusText, r.status);
+  }
+  return (await r.json()) as T;
+}
+
+type Listener = (data: unknown) => void;
+const listeners = new Map<string, Set<Listener>>();
+let source: EventSource | null = null;
+
+function ensureStream(name: string) {
+  const rt = (window as unknown as WailsWindow).runtime;
+  if (isDesktop() && rt) {
+    if (!listeners.get(name)?.size) rt.EventsOn(name, (d) => listeners.get(name)?.forEach((l) => l(d)));
+    return;
+  }
+  if (!source) source = new EventSource('api/events', { withCredentials: true });
+  if (!listeners.get(name)?.size) {
+    source.addEventListener(name, (ev) => {
+      const data = JSON.parse((ev as MessageEvent).data);
+      listeners.get(name)?.forEach((l) => l(data));
+    });
+  }
+}
+
+/** Subscribes to a live event; returns the unsubscribe function. */
+export function on<K extends keyof EventMap>(name: K, cb: (data: EventMap[K]) => void): () => void {
+  ensureStream(name);
+  let set = listeners.get(name);
+  if (!set) listeners.set(name, (set = new Set()));
+  set.add(cb as Listener);
+  return () => set!.delete(cb as Listener);
+}
+
+export const api = {
+  info: () => call<Info>('Info'),
+  sessions: () => call<Session[]>('Sessions'),
+  session: (id: string) => call<SessionDetail>('Session', id),
+  timeline: (id: string, q: TimelineQuery) => call<TimelinePage>('Timeline', id, q),
+  search: (req: SearchRequest) => call<SearchResult>('Search', req),
+  approvals: () => call<Approval[]>('Approvals'),
+  compactions: () => call<Compaction[]>('Compactions'),
+  importStatus: () => call<ImportStatus>('ImportStatus'),
+  fileProblems: (path: string) => call<import('./types').Problem[]>('FileProblems', path),
+  startImport: () => call<void>('StartImport'),
+  createDemo: () => call<void>('CreateDemo'),
+  selfTest: (marker: string) => call<string>('SelfTest', marker),
+  call,
+};
