@@ -2,33 +2,680 @@ package archive
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
-
-	"github.com/logbook/logbook/archive/dsh"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
 )
 
-// errTODO marks archive queries whose implementation is in progress.
-var errTODO = errors.New("archive: not implemented yet")
+// The timeline of a session is built from the events table, one row per logical event
+// except stream chunks. An event is an item unless its type is plumbing (skipped
+// below) or it is folded into another item: a tool/result into its tool/call, an
+// approval/decided into its approval/asked, a compaction/summary or compaction/end
+// into the first event of its bracket. That rule is one SQL predicate
+// (timelineItemWhere), so a page walks the (session_pk, seq) primary key and stops
+// after the page. The total counts the same items another way (timelineTotal):
+// non-skipped events minus the folded ones, each counted from its derived table, which
+// reads every event row once instead of probing three tables per tool result.
+//
+// The folding rules, stated on the derived rows so both queries agree exactly:
+//   - a tool/result is folded when the tool_calls row of its call id has it as
+//     result_seq and a tool/call wrote the row (a name, and call_seq <> result_seq:
+//     a result seen first inserts the row nameless with its own seq as call_seq);
+//   - an approval/decided is folded when its approvals row has an asked_seq;
+//   - a compaction/summary or compaction/end is folded when it is not the first
+//     event of its compactions row (COALESCE(start_seq, summary_seq, end_seq)).
 
-// Timeline returns one page of a session's conversation.
+// skippedTypes are the event types that never become timeline items: request and
+// stream plumbing, and log-only requests made on the side.
+var skippedTypes = []string{
+	"step/start", "step/end", "assistant/chunk",
+	"request/header", "request/header-delta", "request/context",
+	"session-log-deepseek/delivery-accepted", "session/title-llm-request", "web/deepseek-search-llm-request",
+}
+
+var skippedList = `('` + strings.Join(skippedTypes, `', '`) + `')`
+
+// compactionAnchorSQL is the seq a compactions row (alias k) is shown at.
+const compactionAnchorSQL = `COALESCE(k.start_seq, k.summary_seq, k.end_seq)`
+
+// timelineItemWhere selects the events (alias e) of session ? that are timeline items.
+var timelineItemWhere = `e.session_pk = ?
+	AND e.type NOT IN ` + skippedList + `
+	AND NOT CASE
+		WHEN e.type = 'tool/result' THEN EXISTS (
+			SELECT 1 FROM messages m
+			JOIN tool_calls t ON t.session_pk = m.session_pk AND t.call_id = COALESCE(m.call_id, '')
+			WHERE m.session_pk = e.session_pk AND m.seq = e.seq
+			  AND t.result_seq = e.seq AND t.call_seq <> t.result_seq AND t.name <> '')
+		WHEN e.type = 'approval/decided' THEN EXISTS (
+			SELECT 1 FROM approvals a
+			WHERE a.session_pk = e.session_pk AND a.decided_seq = e.seq AND a.asked_seq IS NOT NULL)
+		WHEN e.type IN ('compaction/summary', 'compaction/end') THEN EXISTS (
+			SELECT 1 FROM compactions k
+			WHERE k.session_pk = e.session_pk AND (k.summary_seq = e.seq OR k.end_seq = e.seq)
+			  AND ` + compactionAnchorSQL + ` <> e.seq)
+		ELSE 0
+	END`
+
+// timelineTotal counts the timeline items of session ?1 (see the rules above).
+var timelineTotal = `SELECT
+	(SELECT COUNT(*) FROM events e WHERE e.session_pk = ?1 AND e.type NOT IN ` + skippedList + `)
+	- (SELECT COUNT(*) FROM tool_calls t
+	   WHERE t.session_pk = ?1 AND t.result_seq IS NOT NULL AND t.call_seq <> t.result_seq AND t.name <> '')
+	- (SELECT COUNT(*) FROM approvals a
+	   WHERE a.session_pk = ?1 AND a.decided_seq IS NOT NULL AND a.asked_seq IS NOT NULL)
+	- (SELECT COALESCE(SUM((k.summary_seq IS NOT NULL AND k.summary_seq <> ` + compactionAnchorSQL + `)
+	                     + (k.end_seq IS NOT NULL AND k.end_seq <> ` + compactionAnchorSQL + `)), 0)
+	   FROM compactions k WHERE k.session_pk = ?1)`
+
+// itemRow is an events row that is a timeline item, before its payload is attached.
+type itemRow struct {
+	seq, line, time int64
+	typ, surface    string
+	turn, step, by  sql.NullInt64
+}
+
+// timelineSession is the resolved session a timeline is read from.
+type timelineSession struct {
+	pk         int64
+	id         string
+	seedLength *int64
+}
+
+// resolveSession finds a session by id or unambiguous id prefix, as Store.Session does.
+func resolveSession(ctx context.Context, tx *sql.Tx, id string) (timelineSession, error) {
+	var ts timelineSession
+	if id == "" {
+		return ts, fmt.Errorf("session %q: %w", id, ErrNotFound)
+	}
+	var seed sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT pk, id, seed_length FROM sessions WHERE id = ?`, id).Scan(&ts.pk, &ts.id, &seed)
+	if errors.Is(err, sql.ErrNoRows) {
+		var n int
+		var pk sql.NullInt64
+		var full sql.NullString
+		err = tx.QueryRowContext(ctx, `
+			SELECT MIN(pk), MIN(id), COUNT(*) FROM sessions
+			WHERE substr(id, 1, ?) = ?`, len(id), id).Scan(&pk, &full, &n)
+		if err != nil {
+			return ts, fmt.Errorf("find session %q: %w", id, err)
+		}
+		if n != 1 {
+			return ts, fmt.Errorf("session %q: %w", id, ErrNotFound)
+		}
+		err = tx.QueryRowContext(ctx, `SELECT pk, id, seed_length FROM sessions WHERE pk = ?`, pk.Int64).Scan(&ts.pk, &ts.id, &seed)
+	}
+	if err != nil {
+		return ts, fmt.Errorf("find session %q: %w", id, err)
+	}
+	ts.seedLength = intPtr(seed)
+	return ts, nil
+}
+
+// selectItems returns up to limit item rows with lo < seq < hi, oldest first (newest
+// first when desc).
+func selectItems(ctx context.Context, tx *sql.Tx, pk, lo, hi int64, desc bool, limit int) ([]itemRow, error) {
+	order := "ASC"
+	if desc {
+		order = "DESC"
+	}
+	rows, err := tx.QueryContext(ctx, `
+		SELECT e.seq, e.line, e.type, e.time, e.turn, e.step, e.surface, e.shadowed_by
+		FROM events e
+		WHERE `+timelineItemWhere+`
+		  AND e.seq > ? AND e.seq < ?
+		ORDER BY e.seq `+order+`
+		LIMIT ?`, pk, lo, hi, limit)
+	if err != nil {
+		return nil, fmt.Errorf("timeline items: %w", err)
+	}
+	defer rows.Close()
+	var out []itemRow
+	for rows.Next() {
+		var r itemRow
+		if err := rows.Scan(&r.seq, &r.line, &r.typ, &r.time, &r.turn, &r.step, &r.surface, &r.by); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// itemBefore reports whether an item has seq < hi; itemAfter whether one has seq > lo.
+// Each walks from the bound outwards, so it stops at the nearest item.
+func itemBefore(ctx context.Context, tx *sql.Tx, pk, hi int64) (bool, error) {
+	r, err := selectItems(ctx, tx, pk, -1, hi, true, 1)
+	return len(r) > 0, err
+}
+
+func itemAfter(ctx context.Context, tx *sql.Tx, pk, lo int64) (bool, error) {
+	r, err := selectItems(ctx, tx, pk, lo, math.MaxInt64, false, 1)
+	return len(r) > 0, err
+}
+
+// containerSeq returns the seq of the item that holds seq: seq itself when it is an
+// item, the tool/call of a paired tool/result, the approval/asked of a decision, the
+// first event of a compaction bracket. ok is false when no item holds seq.
+func containerSeq(ctx context.Context, tx *sql.Tx, pk, seq int64) (int64, bool, error) {
+	if r, err := selectItems(ctx, tx, pk, seq-1, seq+1, false, 1); err != nil || len(r) > 0 {
+		return seq, len(r) > 0, err
+	}
+	var typ string
+	err := tx.QueryRowContext(ctx, `SELECT type FROM events WHERE session_pk = ? AND seq = ?`, pk, seq).Scan(&typ)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	var q string
+	args := []any{pk, seq}
+	switch typ {
+	case "tool/result":
+		q = `SELECT t.call_seq FROM messages m
+			JOIN tool_calls t ON t.session_pk = m.session_pk AND t.call_id = COALESCE(m.call_id, '')
+			WHERE m.session_pk = ? AND m.seq = ? AND t.result_seq = m.seq AND t.call_seq <> t.result_seq AND t.name <> ''`
+	case "approval/decided":
+		q = `SELECT asked_seq FROM approvals WHERE session_pk = ? AND decided_seq = ? AND asked_seq IS NOT NULL`
+	case "compaction/summary", "compaction/end":
+		q = `SELECT ` + compactionAnchorSQL + ` FROM compactions k
+			WHERE k.session_pk = ? AND (k.summary_seq = ?2 OR k.end_seq = ?2)`
+	default:
+		return 0, false, nil
+	}
+	var holder int64
+	err = tx.QueryRowContext(ctx, q, args...).Scan(&holder)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	return holder, true, nil
+}
+
+// Timeline returns one page of a session's conversation. sessionID may be an
+// unambiguous prefix. Items come in seq order: messages, tool calls paired with
+// their results, approvals with their decisions, compactions, turn boundaries and
+// markers for quiet state changes (see TimelineItem). With q.Around the page holds
+// the item at (or holding) that seq roughly in its middle; otherwise it starts after
+// q.After, ends before q.Before, or starts at the beginning.
 func (s *Store) Timeline(ctx context.Context, sessionID string, q TimelineQuery) (TimelinePage, error) {
-	return TimelinePage{}, errTODO
+	page := TimelinePage{Items: []TimelineItem{}}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultTimelineLimit
+	}
+	limit = min(limit, MaxTimelineLimit)
+
+	// One read transaction: the page, its flags and the total are one snapshot even
+	// while an import appends to the session.
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return page, err
+	}
+	defer tx.Rollback()
+	sess, err := resolveSession(ctx, tx, sessionID)
+	if err != nil {
+		return page, err
+	}
+	page.SessionID = sess.id
+	pk := sess.pk
+	if err := tx.QueryRowContext(ctx, timelineTotal, pk).Scan(&page.Total); err != nil {
+		return page, fmt.Errorf("count timeline: %w", err)
+	}
+
+	var rows []itemRow
+	if q.Around != nil {
+		rows, page.HasBefore, page.HasAfter, err = aroundRows(ctx, tx, pk, *q.Around, limit)
+	} else {
+		rows, page.HasBefore, page.HasAfter, err = rangeRows(ctx, tx, pk, q, limit)
+	}
+	if err != nil {
+		return page, err
+	}
+	if page.Items, err = s.hydrate(ctx, tx, sess, rows); err != nil {
+		return page, err
+	}
+	return page, nil
 }
 
-// Relations returns the parent and the child sessions of a session.
-func (s *Store) Relations(ctx context.Context, sessionID string) (Relations, error) {
-	return Relations{}, errTODO
+// rangeRows returns the page of up to limit item rows after q.After (oldest first),
+// or, with only q.Before, the newest ones before it; and whether items exist before
+// and after the page.
+func rangeRows(ctx context.Context, tx *sql.Tx, pk int64, q TimelineQuery, limit int) ([]itemRow, bool, bool, error) {
+	lo, hi := int64(-1), int64(math.MaxInt64)
+	if q.After != nil {
+		lo = max(*q.After, -1)
+	}
+	if q.Before != nil {
+		hi = *q.Before
+	}
+	backward := q.Before != nil && q.After == nil
+	rows, err := selectItems(ctx, tx, pk, lo, hi, backward, limit+1)
+	if err != nil {
+		return nil, false, false, err
+	}
+	more := len(rows) > limit
+	rows = rows[:min(len(rows), limit)]
+	if backward {
+		slices.Reverse(rows)
+	}
+	var before, after bool
+	switch {
+	case len(rows) == 0:
+		// An empty range: say whether anything lies beyond its bounds.
+		if lo >= 0 {
+			before, err = itemBefore(ctx, tx, pk, lo+1)
+		}
+		if err == nil && hi < math.MaxInt64 {
+			after, err = itemAfter(ctx, tx, pk, hi-1)
+		}
+	case backward:
+		before = more
+		after, err = itemAfter(ctx, tx, pk, rows[len(rows)-1].seq)
+	default:
+		after = more
+		if !after && hi < math.MaxInt64 {
+			after, err = itemAfter(ctx, tx, pk, rows[len(rows)-1].seq)
+		}
+		if err == nil {
+			before, err = itemBefore(ctx, tx, pk, rows[0].seq)
+		}
+	}
+	return rows, before, after, err
 }
 
-// Files returns the stored verdict of every known log file, most recently imported first.
-func (s *Store) Files(ctx context.Context) ([]FileStatus, error) { return nil, errTODO }
-
-// SessionFiles returns the log files that hold a session.
-func (s *Store) SessionFiles(ctx context.Context, sessionID string) ([]FileStatus, error) {
-	return nil, errTODO
+// aroundRows returns a page of up to limit item rows with the item holding target
+// roughly in the middle, and whether items exist before and after it.
+func aroundRows(ctx context.Context, tx *sql.Tx, pk, target int64, limit int) ([]itemRow, bool, bool, error) {
+	center, ok, err := containerSeq(ctx, tx, pk, target)
+	if err != nil {
+		return nil, false, false, err
+	}
+	if !ok {
+		// Not an item and held by none (a step boundary, a stream chunk, a seq past
+		// the end): centre on the next item, or the last one.
+		next, err := selectItems(ctx, tx, pk, target, math.MaxInt64, false, 1)
+		if err != nil {
+			return nil, false, false, err
+		}
+		if len(next) == 0 {
+			if next, err = selectItems(ctx, tx, pk, -1, math.MaxInt64, true, 1); err != nil {
+				return nil, false, false, err
+			}
+		}
+		if len(next) == 0 {
+			return nil, false, false, nil
+		}
+		center = next[0].seq
+	}
+	// The centre and the items after it fill limit-half places, the items before it
+	// half; near either end the other side fills the page. One more row than a side
+	// needs tells whether the timeline goes on past the page.
+	half := (limit - 1) / 2
+	after, err := selectItems(ctx, tx, pk, center-1, math.MaxInt64, false, limit-half+1)
+	if err != nil {
+		return nil, false, false, err
+	}
+	wantBefore := half
+	if len(after) < limit-half {
+		wantBefore = limit - len(after)
+	}
+	before, err := selectItems(ctx, tx, pk, -1, center, true, wantBefore+1)
+	if err != nil {
+		return nil, false, false, err
+	}
+	nb := min(len(before), wantBefore)
+	if len(after) > limit-half && nb < half {
+		// Near the start: the items after the centre fill the rest.
+		if after, err = selectItems(ctx, tx, pk, center-1, math.MaxInt64, false, limit-nb+1); err != nil {
+			return nil, false, false, err
+		}
+	}
+	na := min(len(after), limit-nb)
+	rows := make([]itemRow, 0, nb+na)
+	for i := nb - 1; i >= 0; i-- {
+		rows = append(rows, before[i])
+	}
+	rows = append(rows, after[:na]...)
+	return rows, len(before) > nb, len(after) > na, nil
 }
 
-// FileProblems returns the stored fatal problem (first) and warnings of one file.
-func (s *Store) FileProblems(ctx context.Context, path string) ([]dsh.Problem, error) {
-	return nil, errTODO
+// hydrate attaches each item row's payload: messages from the messages view, tool
+// calls, approvals and compactions from theirs, and markers from the raw lines of the
+// few blocks that hold them.
+func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, sess timelineSession, rows []itemRow) ([]TimelineItem, error) {
+	items := make([]TimelineItem, len(rows))
+	if len(rows) == 0 {
+		return items, nil
+	}
+	var msgSeqs []int64
+	for _, r := range rows {
+		if isMessageType(r.typ) {
+			msgSeqs = append(msgSeqs, r.seq)
+		}
+	}
+	msgs, err := s.messagesBySeq(ctx, tx, sess, msgSeqs)
+	if err != nil {
+		return nil, err
+	}
+	// Everything else needs its raw line: the ids to look the derived rows up by, or
+	// the payload of a marker. (A turn/start needs nothing its row does not hold.)
+	var lines []int64
+	for _, r := range rows {
+		if _, ok := msgs[r.seq]; !ok && !(r.typ == "turn/start" && r.turn.Valid) {
+			lines = append(lines, r.line)
+		}
+	}
+	raw, err := s.rawLines(ctx, tx, sess.pk, lines)
+	if err != nil {
+		return nil, err
+	}
+	data := make(map[int64]json.RawMessage, len(lines))
+	ids := make(map[int64]string, len(lines)) // the call, approval or compaction id of an item
+	var callIDs, approvalIDs, compactionIDs []string
+	for _, r := range rows {
+		if _, ok := msgs[r.seq]; ok {
+			continue
+		}
+		d := rawData(raw[r.line])
+		data[r.seq] = d
+		switch r.typ {
+		case "tool/call":
+			ids[r.seq] = memberString(d, "callId")
+			callIDs = append(callIDs, ids[r.seq])
+		case "approval/asked", "approval/decided":
+			ids[r.seq] = memberString(d, "id")
+			approvalIDs = append(approvalIDs, ids[r.seq])
+		case "compaction/start", "compaction/summary", "compaction/end":
+			ids[r.seq] = memberString(d, "compactionId")
+			compactionIDs = append(compactionIDs, ids[r.seq])
+		case "compaction/prune":
+			ids[r.seq] = fmt.Sprintf("prune-%d", r.seq)
+			compactionIDs = append(compactionIDs, ids[r.seq])
+		}
+	}
+	calls, err := s.toolCallsByID(ctx, tx, sess, callIDs)
+	if err != nil {
+		return nil, err
+	}
+	approvals, err := approvalsByID(ctx, tx, sess, approvalIDs)
+	if err != nil {
+		return nil, err
+	}
+	comps, err := compactionsByID(ctx, tx, sess, compactionIDs)
+	if err != nil {
+		return nil, err
+	}
+
+	for i, r := range rows {
+		it := TimelineItem{Seq: r.seq, Type: r.typ, Time: msTime(r.time), Turn: intPtr(r.turn), Step: intPtr(r.step),
+			Surface: r.surface, ShadowedBy: intPtr(r.by), Kind: ItemMarker}
+		it.Inherited = sess.seedLength != nil && r.seq < *sess.seedLength
+		d := data[r.seq]
+		switch r.typ {
+		case "user/message", "assistant/message", "tool/result":
+			if m, ok := msgs[r.seq]; ok {
+				m.Surface, m.ShadowedBy = r.surface, it.ShadowedBy
+				it.Kind, it.Message = ItemMessage, m
+			}
+		case "tool/call":
+			if c, ok := calls[ids[r.seq]]; ok && c.call.CallSeq == r.seq {
+				it.Tool = c.call
+				if c.surface != "" {
+					// The result is the surface node: a compaction that replaced it
+					// replaced the call's output.
+					it.Surface, it.ShadowedBy = c.surface, intPtr(c.by)
+				}
+			} else {
+				// The call id was reused by a later call, which took the row: show this
+				// one as written, without a result.
+				it.Tool = toolCallFromData(sess.id, r, d)
+			}
+			it.Kind = ItemTool
+		case "approval/asked":
+			if a, ok := approvals[ids[r.seq]]; ok && a.AskedSeq != nil && *a.AskedSeq == r.seq {
+				it.Approval = a
+			} else {
+				it.Approval = approvalFromData(sess.id, r, d)
+			}
+			it.Kind = ItemApproval
+		case "approval/decided":
+			// A decision whose request is not in the log.
+			if a, ok := approvals[ids[r.seq]]; ok && a.DecidedSeq != nil && *a.DecidedSeq == r.seq {
+				it.Kind, it.Approval = ItemApproval, a
+			}
+		case "compaction/start", "compaction/summary", "compaction/end", "compaction/prune":
+			if c, ok := comps[ids[r.seq]]; ok && compactionAnchor(c) == r.seq {
+				it.Kind, it.Compaction = ItemCompaction, c
+			}
+		case "turn/start", "turn/end":
+			it.Kind = ItemTurn
+		}
+		switch {
+		case it.Kind == ItemMarker && isMessageType(r.typ):
+			// A message event the projection could not read (no message in its data).
+			it.Marker = &Marker{Label: strings.ReplaceAll(r.typ, "/", " ")}
+		case it.Kind == ItemMarker || it.Kind == ItemTurn:
+			it.Marker = markerFor(r.typ, d, markerInfo{seq: r.seq, turn: it.Turn, seedLength: sess.seedLength})
+		}
+		items[i] = it
+	}
+	return items, nil
+}
+
+func isMessageType(typ string) bool {
+	return typ == "user/message" || typ == "assistant/message" || typ == "tool/result"
+}
+
+// compactionAnchor is the seq of the item a compaction is shown at: the first event
+// of its bracket.
+func compactionAnchor(c *Compaction) int64 {
+	for _, p := range []*int64{c.StartSeq, c.SummarySeq, c.EndSeq} {
+		if p != nil {
+			return *p
+		}
+	}
+	return -1
+}
+
+func toolCallFromData(sessionID string, r itemRow, data json.RawMessage) *ToolCall {
+	var d struct {
+		CallID    string `json:"callId"`
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	_ = json.Unmarshal(data, &d)
+	return &ToolCall{SessionID: sessionID, CallID: d.CallID, Name: d.Name, Arguments: d.Arguments,
+		Turn: intPtr(r.turn), Step: intPtr(r.step), CallSeq: r.seq, CallTime: msTime(r.time)}
+}
+
+func approvalFromData(sessionID string, r itemRow, data json.RawMessage) *Approval {
+	var d struct {
+		ID       string `json:"id"`
+		ToolName string `json:"toolName"`
+		CallID   string `json:"callId"`
+		Reason   string `json:"reason"`
+	}
+	_ = json.Unmarshal(data, &d)
+	seq, at := r.seq, msTime(r.time)
+	return &Approval{SessionID: sessionID, ID: d.ID, ToolName: d.ToolName, CallID: d.CallID, Reason: d.Reason,
+		Turn: intPtr(r.turn), AskedSeq: &seq, AskedAt: &at}
+}
+
+// inArgs returns the placeholders "?, ?, …" of an IN list of vals, and the query
+// arguments: pk, then vals.
+func inArgs[T any](pk int64, vals []T) (string, []any) {
+	args := make([]any, 0, len(vals)+1)
+	args = append(args, pk)
+	for _, v := range vals {
+		args = append(args, v)
+	}
+	return strings.TrimSuffix(strings.Repeat("?, ", len(vals)), ", "), args
+}
+
+// messagesBySeq loads the messages at seqs, keyed by seq.
+func (s *Store) messagesBySeq(ctx context.Context, tx *sql.Tx, sess timelineSession, seqs []int64) (map[int64]*Message, error) {
+	out := map[int64]*Message{}
+	if len(seqs) == 0 {
+		return out, nil
+	}
+	in, args := inArgs(sess.pk, seqs)
+	rows, err := tx.QueryContext(ctx, `
+		SELECT m.seq, m.time, m.turn, m.step, m.role, m.kind, COALESCE(m.source_kind, ''), COALESCE(m.plugin, ''),
+		       m.text, m.reasoning, COALESCE(m.model, ''), m.interrupted
+		FROM messages m
+		WHERE m.session_pk = ? AND m.seq IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("timeline messages: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		m := &Message{SessionID: sess.id}
+		var t int64
+		var turn, step sql.NullInt64
+		var text, reasoning any
+		if err := rows.Scan(&m.Seq, &t, &turn, &step, &m.Role, &m.Kind, &m.SourceKind, &m.Plugin, &text,
+			&reasoning, &m.Model, &m.Interrupted); err != nil {
+			return nil, err
+		}
+		if m.Text, err = s.unpackText(text); err != nil {
+			return nil, err
+		}
+		if m.Reasoning, err = s.unpackText(reasoning); err != nil {
+			return nil, err
+		}
+		m.Time, m.Turn, m.Step = msTime(t), intPtr(turn), intPtr(step)
+		out[m.Seq] = m
+	}
+	return out, rows.Err()
+}
+
+// toolRow is a tool call with the surface state of its result event.
+type toolRow struct {
+	call    *ToolCall
+	surface string // "" without a result
+	by      sql.NullInt64
+}
+
+// toolCallsByID loads tool calls with their results, keyed by call id.
+func (s *Store) toolCallsByID(ctx context.Context, tx *sql.Tx, sess timelineSession, ids []string) (map[string]toolRow, error) {
+	out := map[string]toolRow{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, args := inArgs(sess.pk, ids)
+	rows, err := tx.QueryContext(ctx, `
+		SELECT t.call_id, t.name, t.arguments, t.turn, t.step, t.call_seq, t.call_time, t.result_seq, t.result_time,
+		       CASE WHEN t.result_seq IS NULL THEN NULL ELSE COALESCE(m.text, '') END, t.is_error,
+		       COALESCE(t.error_name, ''), COALESCE(t.error_code, ''), COALESCE(r.surface, ''), r.shadowed_by
+		FROM tool_calls t
+		LEFT JOIN messages m ON m.session_pk = t.session_pk AND m.seq = t.result_seq
+		LEFT JOIN events r ON r.session_pk = t.session_pk AND r.seq = t.result_seq
+		WHERE t.session_pk = ? AND t.call_id IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("timeline tool calls: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c := &ToolCall{SessionID: sess.id}
+		tr := toolRow{call: c}
+		var ct int64
+		var turn, step, rseq, rtime sql.NullInt64
+		var output any
+		if err := rows.Scan(&c.CallID, &c.Name, &c.Arguments, &turn, &step, &c.CallSeq, &ct, &rseq, &rtime, &output,
+			&c.IsError, &c.ErrorName, &c.ErrorCode, &tr.surface, &tr.by); err != nil {
+			return nil, err
+		}
+		if output != nil {
+			text, err := s.unpackText(output)
+			if err != nil {
+				return nil, err
+			}
+			c.Output = &text
+		}
+		c.CallTime, c.Turn, c.Step = msTime(ct), intPtr(turn), intPtr(step)
+		c.ResultSeq, c.ResultTime = intPtr(rseq), msPtr(rtime)
+		out[c.CallID] = tr
+	}
+	return out, rows.Err()
+}
+
+// approvalsByID loads approvals with their decisions, keyed by id.
+func approvalsByID(ctx context.Context, tx *sql.Tx, sess timelineSession, ids []string) (map[string]*Approval, error) {
+	out := map[string]*Approval{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, args := inArgs(sess.pk, ids)
+	rows, err := tx.QueryContext(ctx, `
+		SELECT a.approval_id, COALESCE(a.tool_name, ''), COALESCE(a.call_id, ''), COALESCE(a.reason, ''), a.turn,
+		       a.asked_seq, a.asked_at, a.decided_seq, a.decided_at, a.outcome,
+		       COALESCE(a.policy, ''), COALESCE(a.sandbox_mode, ''), COALESCE(a.permission_preset, '')
+		FROM approvals a
+		WHERE a.session_pk = ? AND a.approval_id IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("timeline approvals: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		a := &Approval{SessionID: sess.id}
+		var turn, aseq, aat, dseq, dat sql.NullInt64
+		var outcome sql.NullString
+		if err := rows.Scan(&a.ID, &a.ToolName, &a.CallID, &a.Reason, &turn, &aseq, &aat, &dseq, &dat,
+			&outcome, &a.Policy, &a.SandboxMode, &a.PermissionPreset); err != nil {
+			return nil, err
+		}
+		a.Turn, a.AskedSeq, a.AskedAt, a.DecidedSeq, a.DecidedAt = intPtr(turn), intPtr(aseq), msPtr(aat), intPtr(dseq), msPtr(dat)
+		if outcome.Valid {
+			a.Outcome = &outcome.String
+		}
+		out[a.ID] = a
+	}
+	return out, rows.Err()
+}
+
+// compactionsByID loads compactions (and prunes), keyed by id.
+func compactionsByID(ctx context.Context, tx *sql.Tx, sess timelineSession, ids []string) (map[string]*Compaction, error) {
+	out := map[string]*Compaction{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, args := inArgs(sess.pk, ids)
+	rows, err := tx.QueryContext(ctx, `
+		SELECT c.compaction_id, c.kind, c.turn, c.status, c.started_at, c.ended_at, c.start_seq, c.summary_seq,
+		       c.replace_seq, c.end_seq, COALESCE(c.summary, ''), c.shadowed_start, c.shadowed_end, c.shadowed_seqs,
+		       c.shadowed_tokens, COALESCE(c.provider, ''), COALESCE(c.model, ''), c.error
+		FROM compactions c
+		WHERE c.session_pk = ? AND c.compaction_id IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("timeline compactions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c := &Compaction{SessionID: sess.id}
+		var turn, sat, eat, sseq, sumseq, rseq, eseq, shs, she, toks sql.NullInt64
+		var seqs string
+		var errText sql.NullString
+		if err := rows.Scan(&c.CompactionID, &c.Kind, &turn, &c.Status, &sat, &eat, &sseq, &sumseq,
+			&rseq, &eseq, &c.Summary, &shs, &she, &seqs, &toks, &c.Provider, &c.Model, &errText); err != nil {
+			return nil, err
+		}
+		c.Turn, c.StartedAt, c.EndedAt, c.StartSeq, c.SummarySeq = intPtr(turn), msPtr(sat), msPtr(eat), intPtr(sseq), intPtr(sumseq)
+		c.ReplaceSeq, c.EndSeq, c.ShadowedStart, c.ShadowedEnd, c.ShadowedTokens = intPtr(rseq), intPtr(eseq), intPtr(shs), intPtr(she), intPtr(toks)
+		_ = json.Unmarshal([]byte(seqs), &c.ShadowedSeqs)
+		if c.ShadowedSeqs == nil {
+			c.ShadowedSeqs = []int64{}
+		}
+		if errText.Valid {
+			c.Error = &errText.String
+		}
+		out[c.CompactionID] = c
+	}
+	return out, rows.Err()
 }

@@ -50,8 +50,9 @@ type TimelineItem struct {
 	Time       time.Time   `json:"time"`
 	Turn       *int64      `json:"turn"`
 	Step       *int64      `json:"step"`
-	Surface    string      `json:"surface"` // current | shadowed | log-only
+	Surface    string      `json:"surface"` // current | shadowed | log-only (a tool item: its result's)
 	ShadowedBy *int64      `json:"shadowed_by,omitempty"`
+	Inherited  bool        `json:"inherited,omitempty"` // copied from the parent: seq < the fork's seedLength
 	Message    *Message    `json:"message,omitempty"`
 	Tool       *ToolCall   `json:"tool,omitempty"`
 	Approval   *Approval   `json:"approval,omitempty"`
