@@ -1,8 +1,16 @@
 # Logbook developer commands. See README.md.
 #
-#   make run           set up, build bin/logbook, import the default session roots, list sessions
-#   make test          go vet + every test (the README's test command; .ci/run calls it)
-#   make test-race     the tests under the race detector (slow on a cold 2-core build)
+#   make run           set up, build, import the default session roots, then open the window
+#                      (desktop build and $DISPLAY set) or serve the UI to a browser (prints the link);
+#                      an archive still empty after the import shows a labelled demo archive
+#   make build         the UI bundle, then bin/logbook: the desktop build when the GTK/WebKit
+#                      headers are installed, else the headless build (`logbook serve` only)
+#   make test          the README's test command (.ci/run calls it): UI checks, unit tests and
+#                      build, go vet + every Go test, the desktop build + its vet + the window
+#                      self-test under Xvfb, and a check that frontend/wailsjs is current
+#   make selftest      open the window under Xvfb; the UI calls Go and the app quits (needs a desktop build)
+#   make bindings      regenerate frontend/wailsjs (wails generate module, the go.mod-pinned CLI)
+#   make test-race     the Go tests under the race detector (slow on a cold 2-core build)
 #   make bench         all benchmarks at a small scale, one iteration each
 #   make bench-import  the 1 GB / 2,000-session import benchmarks (+ 1 GB single session, 10k re-scan)
 #   make bench-search  the 1,000,000-block search benchmarks (+ grep baseline)
@@ -13,25 +21,97 @@ BIN     := bin/logbook
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
+# Build tags of the desktop binary, or nothing when the WebKitGTK headers are missing.
+# Evaluated by the shell in each recipe (not by make up front), so that `make run`
+# sees the packages its own setup step just installed. Debian 12 has webkit2gtk-4.0;
+# systems with only 4.1 (Debian 13, Ubuntu 24.04) need the webkit2_41 tag.
+DESKTOP_TAGS = $$(if pkg-config --exists webkit2gtk-4.0 2>/dev/null; then echo desktop,production; \
+	elif pkg-config --exists webkit2gtk-4.1 2>/dev/null; then echo desktop,production,webkit2_41; fi)
+
 # Go sources to format-check, minus JS dependency trees and deliberately odd testdata.
 # Piped through xargs -r because gofmt with no file arguments would read stdin.
 FIND_GO := find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/*' -not -path '*/testdata/*' -print0
 
-.PHONY: run setup build test test-race bench bench-import bench-search lint fmt clean
+NPM_STAMP := frontend/node_modules/.package-lock.json
+
+.PHONY: run setup build ui bindings bindings-check selftest test test-race bench bench-import bench-search lint fmt clean
 
 run: setup build
 	./$(BIN) import
-	./$(BIN) sessions
+	@tags="$(DESKTOP_TAGS)"; \
+	if [ -n "$$tags" ] && [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+		echo "Opening the Logbook window (close it to stop)"; \
+		./$(BIN) window --no-import --demo-if-empty; \
+	else \
+		echo "No desktop window here (headless build or no display): serving the UI to a browser; Ctrl-C stops it"; \
+		./$(BIN) serve --no-import --demo-if-empty; \
+	fi
 
 setup:
 	bash scripts/setup.sh
 
-build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
+# npm ci when node_modules is missing or older than the lockfile.
+$(NPM_STAMP): frontend/package-lock.json frontend/package.json
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
-test:
+ui: $(NPM_STAMP)
+	cd frontend && npm run build
+
+build: ui
+	@tags="$(DESKTOP_TAGS)"; \
+	if [ -n "$$tags" ]; then \
+		echo "+ $(GO) build -tags $$tags -o $(BIN) ."; \
+		$(GO) build -tags "$$tags" -ldflags "$(LDFLAGS)" -o $(BIN) .; \
+	else \
+		echo "build: no WebKitGTK headers (pkg-config webkit2gtk-4.0): building the headless binary (logbook serve)"; \
+		$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .; \
+	fi
+
+# The generator builds the program with -tags bindings and runs it (desktop.go,
+# bindings.go); it needs no GUI libraries. Its chatter goes to the screen only on failure.
+bindings:
+	@out=$$($(GO) tool wails generate module 2>&1) || { echo "$$out"; exit 1; }
+	@echo "frontend/wailsjs regenerated"
+
+# Fails when the committed bindings differ from what the Go API generates.
+bindings-check: bindings
+	@git diff --exit-code --stat -- frontend/wailsjs || { echo "frontend/wailsjs is stale: run make bindings and commit it"; exit 1; }
+	@new=$$(git ls-files --others --exclude-standard -- frontend/wailsjs); \
+	if [ -n "$$new" ]; then echo "frontend/wailsjs has files not in git (run make bindings and commit them):"; echo "$$new"; exit 1; fi
+
+# `logbook` alone opens the window under a virtual display on an empty data
+# directory; the UI calls SelfTest, the app prints "SELFTEST OK ui-loaded
+# mode=desktop" and quits (exit status 1 if the UI never calls within 30 s). HOME
+# points into the scratch directory too, so no real session root is imported and
+# WebKit's own files stay out of the real home.
+selftest:
+	@d=$$(mktemp -d); \
+	APP_SELFTEST=1 HOME="$$d" DSH_HOME= XDG_DATA_HOME= xvfb-run -a -s "-screen 0 1280x800x24" timeout 60 ./$(BIN) --data "$$d/data"; \
+	rc=$$?; rm -rf "$$d"; exit $$rc
+
+test: $(NPM_STAMP)
+	cd frontend && npm run check
+	cd frontend && npm test
+	cd frontend && npm run build
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+	@tags="$(DESKTOP_TAGS)"; \
+	if [ -z "$$tags" ]; then \
+		echo "test: no WebKitGTK headers: the desktop build, its vet and the window self-test are skipped"; \
+	else \
+		set -e; \
+		echo "+ $(GO) build -tags $$tags -o $(BIN) ."; \
+		$(GO) build -tags "$$tags" -ldflags "$(LDFLAGS)" -o $(BIN) .; \
+		echo "+ $(GO) vet -tags $$tags ./..."; \
+		$(GO) vet -tags "$$tags" ./...; \
+		if command -v xvfb-run >/dev/null 2>&1; then \
+			echo "+ make selftest"; $(MAKE) --no-print-directory selftest; \
+		else \
+			echo "test: xvfb-run not installed: the window self-test is skipped"; \
+		fi; \
+	fi
+	$(MAKE) --no-print-directory bindings-check
 
 # -race is kept out of `test`: on CI's 2 cores a cold race build costs minutes.
 test-race:

@@ -42,9 +42,12 @@ func init() {
 		"export":      {"export SESSION --format jsonl [-o FILE]", "export a session (jsonl: byte-identical logical JSONL)", cmdExport},
 		"approvals":   {"approvals [--json] [--session ID]", "list approval requests and their outcomes", cmdApprovals},
 		"compactions": {"compactions [--json] [--session ID]", "list compactions and what they shadowed", cmdCompactions},
-		"schedules":   {"schedules [--json] [--session ID] [--now RFC3339]", "list scheduled prompts and their state at an instant", cmdSchedules},
+		"schedules":   {"schedules [--json] [--session ID] [--now RFC3339] | schedules VERB SESSION SCHEDULE", "list scheduled prompts and their state; VERB: pause, resume, snooze (+DURATION), fire, skip, dismiss", cmdSchedules},
+		"scheduler":   {"scheduler [--policy fire|ask|skip] [--webhook URL | -- COMMAND ARG...]", "fire scheduled prompts in the foreground until interrupted", cmdScheduler},
 		"search":      {"search [--json] [--limit N] [--cursor C] [--sort relevance|recent] QUERY", "full-text search over every session", cmdSearch},
 		"reindex":     {"reindex", "rebuild the search index from the archive", cmdReindex},
+		"serve":       {"serve [--addr 127.0.0.1:8765] [--no-import] [--demo-if-empty] [--allow-remote]", "serve the UI to a browser (prints the link with its access token)", cmdServe},
+		"window":      {"window [--no-import] [--demo-if-empty]", "open the desktop window (the default command of a desktop build)", cmdWindow},
 	}
 }
 
@@ -53,7 +56,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: logbook [--data DIR] COMMAND [ARGS]")
 	fmt.Fprintln(w, "\nThe archive lives in --data DIR, $LOGBOOK_DATA, or ~/.local/share/logbook.\n\ncommands:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, name := range []string{"import", "check", "sessions", "show", "search", "export", "approvals", "compactions", "schedules", "reindex"} {
+	for _, name := range []string{"import", "check", "sessions", "show", "search", "export", "approvals", "compactions", "schedules", "scheduler", "reindex", "serve", "window"} {
 		fmt.Fprintf(tw, "  %s\t%s\n", commands[name].usage, commands[name].summary)
 	}
 	tw.Flush()

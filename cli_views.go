@@ -313,6 +313,9 @@ func cmdCompactions(ctx context.Context, e *env, args []string) error {
 }
 
 func cmdSchedules(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && scheduleVerbs[args[0]] != "" {
+		return cmdScheduleAction(ctx, e, args) // cli_schedules.go
+	}
 	now := time.Now()
 	return listCmd[archive.ScheduleItem]{
 		name: "schedules",
@@ -333,13 +336,22 @@ func cmdSchedules(ctx context.Context, e *env, args []string) error {
 		query: func(s *archive.Store, ctx context.Context, f archive.ItemFilter) ([]archive.ScheduleItem, error) {
 			return s.Schedules(ctx, f, now)
 		},
-		header: "STATE\tKIND\tNEXT FIRE (local)\tID\tSESSION\tPROMPT",
+		header: "STATE\tKIND\tNEXT FIRE (local)\tLOGBOOK\tLAST FIRE\tID\tSESSION\tPROMPT",
 		row: func(it archive.ScheduleItem) string {
 			next := "-"
 			if it.NextFire != nil {
 				next = it.NextFire.Local().Format("2006-01-02 15:04:05")
 			}
-			return strings.Join([]string{it.State, it.Kind, next, it.ID, it.SessionID, clip(oneLine(it.Prompt), 60)}, "\t")
+			// LOGBOOK: what Logbook does (its overrides and fires), beside the fold's STATE.
+			lb := it.LogbookState
+			if it.LogbookNextFire != nil && (it.NextFire == nil || !it.LogbookNextFire.Equal(*it.NextFire)) {
+				lb += " " + it.LogbookNextFire.Local().Format("2006-01-02 15:04:05")
+			}
+			last := "-"
+			if f := it.LastFire; f != nil {
+				last = f.Outcome + " " + f.FiredAt.Local().Format("2006-01-02 15:04:05")
+			}
+			return strings.Join([]string{it.State, it.Kind, next, lb, last, it.ID, it.SessionID, clip(oneLine(it.Prompt), 60)}, "\t")
 		},
 	}.run(ctx, e, args)
 }

@@ -21,6 +21,9 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
+// noWindowHint is what a build without the desktop window says when asked for it.
+const noWindowHint = "this build has no desktop window; run `logbook serve` (or build with -tags desktop,production)"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -87,8 +90,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	e.dataDir = dir
 	if len(args) == 0 {
-		usage(stderr)
-		return 2
+		if !desktopBuild {
+			usage(stderr)
+			fmt.Fprintln(stderr, "\n"+noWindowHint)
+			return 2
+		}
+		args = []string{"window"} // the desktop app: `logbook` alone opens the window
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {

@@ -316,7 +316,10 @@ func (s *Store) Schedules(ctx context.Context, f ItemFilter, now time.Time) ([]S
 		}
 		out = append(out, it)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, s.addLogbookState(ctx, pk, out, now)
 }
 
 // ExportJSONL writes a session's logical JSONL: the header line and every archived

@@ -144,6 +144,18 @@ type ScheduleItem struct {
 	CreatedAt      time.Time  `json:"created_at"`
 	DispatchCount  int64      `json:"dispatch_count"`
 	LastAcceptedAt *time.Time `json:"last_accepted_at,omitempty"`
+	// The fields below are Logbook's side (schedule_ops.go): State and NextFire above
+	// stay what the session's own fold says. Cwd is the session's working directory.
+	Cwd          string     `json:"cwd,omitempty"`
+	Override     string     `json:"override,omitempty"` // paused | dismissed
+	SnoozedUntil *time.Time `json:"snoozed_until,omitempty"`
+	// LogbookState is what Logbook does with the schedule at the given instant (one of
+	// the Logbook* constants) and LogbookNextFire when it fires next (nil when it will
+	// not fire on its own).
+	LogbookState    string        `json:"logbook_state"`
+	LogbookNextFire *time.Time    `json:"logbook_next_fire"`
+	FireCount       int64         `json:"fire_count"` // fire-history rows (fires, skips, questions)
+	LastFire        *ScheduleFire `json:"last_fire,omitempty"`
 }
 
 // FileReport is the verdict on one imported or checked file. Its JSON shape is a

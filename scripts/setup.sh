@@ -9,17 +9,21 @@ cd "$(dirname "$0")/.."
 
 log() { printf 'setup: %s\n' "$*"; }
 
-# Debian packages needed now. zstd: inspecting .zstd session logs by hand and in
-# fixtures; ca-certificates: HTTPS to the Go module proxy; git: version stamps
-# (git describe); make: the Makefile that .ci/run and the README call.
+# Debian packages. zstd: inspecting .zstd session logs by hand and in fixtures;
+# ca-certificates: HTTPS to the Go module proxy and npm; git: version stamps (git
+# describe) and the bindings check; make: the Makefile that .ci/run and the README call.
 pkgs=(zstd ca-certificates git make)
-
-# Packages the desktop UI will need (toolchain.md §1, §7). NOT installed yet:
-# the UI issue moves them into pkgs above when the Wails window and the
-# browser e2e tests land.
-#   libgtk-3-dev libwebkit2gtk-4.0-dev pkg-config gcc   # Wails v2 desktop build (cgo)
-#   xvfb xauth fonts-dejavu-core                        # window self-test under Xvfb
-#   chromium                                            # chromedp e2e tests of the served UI
+# The desktop window (Wails v2, cgo): GTK 3 and WebKitGTK 4.0 headers (toolchain.md §1).
+pkgs+=(libgtk-3-dev libwebkit2gtk-4.0-dev pkg-config gcc)
+# The window self-test under a virtual display; without a font nothing renders.
+pkgs+=(xvfb xauth fonts-dejavu-core)
+# Browser end-to-end tests of the served UI (chromedp drives it over CDP).
+pkgs+=(chromium)
+# The UI is built with npm (Vite). Debian's nodejs is only installed when there is
+# no npm at all; a NodeSource or nvm Node already on PATH is kept.
+if ! command -v npm >/dev/null 2>&1; then
+	pkgs+=(nodejs npm)
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -76,4 +80,28 @@ log "using $gover ($(command -v go))"
 
 log "+ go mod download"
 go mod download
+
+# Node: Vite 8 needs Node 20.19+ (or 22.12+). Debian 12's own nodejs is 18, too old.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	echo "setup: ERROR: node and npm are required to build the UI (Node 20.19+ or 22.12+)." >&2
+	exit 1
+fi
+nodever=$(node -p 'process.versions.node')
+nmaj=${nodever%%.*}
+nrest=${nodever#*.}
+nmin=${nrest%%.*}
+if ! ((nmaj >= 23 || (nmaj == 22 && nmin >= 12) || (nmaj == 20 && nmin >= 19))); then
+	echo "setup: ERROR: Node $nodever is too old for Vite 8 (needs 20.19+ or 22.12+); install a newer Node (NodeSource or nvm)." >&2
+	exit 1
+fi
+log "using Node $nodever ($(command -v node)), npm $(npm --version)"
+# npm ci only when node_modules is missing or older than the lockfile (npm keeps
+# its own copy of the lockfile in node_modules/.package-lock.json).
+if [[ frontend/node_modules/.package-lock.json -nt frontend/package-lock.json ]]; then
+	log "frontend/node_modules is current"
+else
+	log "+ (cd frontend && npm ci)"
+	(cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+	touch frontend/node_modules/.package-lock.json
+fi
 log "done"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	_ "time/tzdata" // the DST test needs zones even where the system has none
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -572,4 +573,52 @@ func TestScheduleJSON(t *testing.T) {
 		 "scheduledAt":"2026-08-05T12:00:00Z","createdSeq":2,"createdAt":1780000000002,
 		 "status":"active","dispatchCount":0}
 	]`, string(b))
+}
+
+// TestScheduleNextEveryAfterDST walks an every across the local DST changes of two
+// zones: the grid is in absolute milliseconds, so an hour of wall clock that happens
+// twice gets each of its fires once, and the hour that never happens skips none.
+func TestScheduleNextEveryAfterDST(t *testing.T) {
+	tests := []struct {
+		name, zone, anchor, from, to string
+		every                        time.Duration
+		wantLocal                    []string
+	}{
+		{"NewYorkFallBackRepeatsWallHourNotFires", "America/New_York",
+			"2026-11-01T04:30:00.000Z", "2026-11-01T04:00:00.000Z", "2026-11-01T07:00:00.000Z", 30 * time.Minute,
+			[]string{"00:30 EDT", "01:00 EDT", "01:30 EDT", "01:00 EST", "01:30 EST", "02:00 EST"}},
+		{"BerlinSpringForwardSkipsNoFire", "Europe/Berlin",
+			"2027-03-28T00:00:00.000Z", "2027-03-27T23:59:00.000Z", "2027-03-28T02:00:00.000Z", 30 * time.Minute,
+			[]string{"01:00 CET", "01:30 CET", "03:00 CEST", "03:30 CEST", "04:00 CEST"}},
+		{"BerlinFallBackDaily", "Europe/Berlin",
+			"2027-10-30T07:00:00.000Z", "2027-10-30T06:00:00.000Z", "2027-11-01T07:00:00.000Z", 24 * time.Hour,
+			// A daily every keeps 24 h of absolute time, so its wall time moves by the
+			// hour the zone gave back (dsh's cadence is absolute, not local).
+			[]string{"09:00 CEST", "08:00 CET", "08:00 CET"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			loc, err := time.LoadLocation(tt.zone)
+			require.NoError(t, err)
+			anchor := schedMustInstant(t, tt.anchor)
+			end := schedMustInstant(t, tt.to)
+			var got []string
+			seen := map[int64]bool{}
+			// Ask in local time, as cron does (WithLocation): the answer must not care.
+			for at := schedMustInstant(t, tt.from).In(loc); ; {
+				next := NextEveryAfter(anchor, tt.every, at)
+				if next.IsZero() || next.After(end) {
+					break
+				}
+				require.False(t, seen[next.UnixMilli()], "fired twice at %s", next)
+				seen[next.UnixMilli()] = true
+				if len(got) > 0 {
+					assert.Equal(t, tt.every, next.Sub(at), "exactly one interval of absolute time between fires")
+				}
+				got = append(got, next.In(loc).Format("15:04 MST"))
+				at = next.In(loc)
+			}
+			assert.Equal(t, tt.wantLocal, got)
+		})
+	}
 }

@@ -1,0 +1,309 @@
+package app
+
+// This file holds what the scheduler does when a schedule fires: its configuration
+// (which action, how long it may take, how often it is retried, what happens to
+// fires missed while Logbook was closed) and the three actions, notify, command and
+// webhook.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Scheduler actions (SchedulerConfig.Action).
+const (
+	ActionNotify  = "notify"  // tell the UI (event, in-window notification); nothing runs
+	ActionCommand = "command" // run SchedulerConfig.Command, no shell involved
+	ActionWebhook = "webhook" // POST a JSON description of the fire to SchedulerConfig.WebhookURL
+)
+
+// Catch-up policies (SchedulerConfig.CatchUp): what happens to a fire whose instant
+// passed while Logbook was closed (or the machine slept).
+const (
+	CatchUpFire = "fire" // fire it once, now
+	CatchUpAsk  = "ask"  // record and show the question; the user fires, skips or dismisses it
+	CatchUpSkip = "skip" // record it as skipped; an every then resumes its cadence
+)
+
+// Command placeholders, expanded inside every argument of SchedulerConfig.Command.
+const (
+	PlaceholderPrompt   = "{prompt}"
+	PlaceholderSession  = "{session}"
+	PlaceholderCwd      = "{cwd}"
+	PlaceholderSchedule = "{schedule}"
+)
+
+// SchedulerConfig says what the scheduler does when a schedule fires. It is stored
+// as JSON in the data directory (scheduler.json), not in the archive: a command
+// template runs programs and a webhook sends prompts off the machine, so this is
+// the machine's own policy, editable by hand, and must never travel with archive
+// data that is copied, exported or synced to another machine.
+type SchedulerConfig struct {
+	Action string `json:"action"` // notify (default) | command | webhook
+	// Command is the argv of the command action. Each argument may contain the
+	// placeholders {prompt}, {session}, {cwd} and {schedule}; each expands inside
+	// its own argument only, and the program is started directly (never through a
+	// shell), so a prompt arrives as exactly the text it was, whatever it contains.
+	Command    []string `json:"command"`
+	WebhookURL string   `json:"webhook_url"` // http(s) URL the webhook action POSTs to
+	// TimeoutSeconds bounds one attempt of the action; Retries is how many more
+	// attempts a failure gets, BackoffSeconds the wait before the first retry
+	// (doubled for each further one, at most maxBackoff).
+	TimeoutSeconds float64 `json:"timeout_seconds"`
+	Retries        int     `json:"retries"`
+	BackoffSeconds float64 `json:"backoff_seconds"`
+	CatchUp        string  `json:"catch_up"` // fire (default) | ask | skip
+	// MaxCatchUpHours bounds the fire catch-up policy: a missed fire older than this
+	// is asked about instead of run, so importing months of history (or opening
+	// the app after a long holiday) never sets off a burst of stale reminders or
+	// commands. 0 means no bound.
+	MaxCatchUpHours float64 `json:"max_catch_up_hours"`
+}
+
+// maxBackoff caps the wait between two attempts.
+const maxBackoff = 5 * time.Minute
+
+// DefaultSchedulerConfig is the configuration of a data directory without a
+// scheduler.json: notify only, and a missed fire is fired once on catch-up.
+func DefaultSchedulerConfig() SchedulerConfig {
+	return SchedulerConfig{Action: ActionNotify, Command: []string{}, TimeoutSeconds: 30, Retries: 2,
+		BackoffSeconds: 5, CatchUp: CatchUpFire, MaxCatchUpHours: 24}
+}
+
+// Validate reports the first thing wrong with c, in words for the person who
+// wrote it.
+func (c SchedulerConfig) Validate() error {
+	switch c.Action {
+	case ActionNotify:
+	case ActionCommand:
+		if len(c.Command) == 0 || strings.TrimSpace(c.Command[0]) == "" {
+			return errors.New("the command action needs a command: the program, then its arguments")
+		}
+	case ActionWebhook:
+		u, err := url.Parse(c.WebhookURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("the webhook action needs an http:// or https:// URL, got %q", c.WebhookURL)
+		}
+	default:
+		return fmt.Errorf("action must be notify, command or webhook, got %q", c.Action)
+	}
+	switch {
+	case c.TimeoutSeconds <= 0 || c.TimeoutSeconds > 3600:
+		return fmt.Errorf("timeout must be more than 0 and at most 3600 seconds, got %g", c.TimeoutSeconds)
+	case c.Retries < 0 || c.Retries > 10:
+		return fmt.Errorf("retries must be between 0 and 10, got %d", c.Retries)
+	case c.BackoffSeconds < 0 || c.BackoffSeconds > maxBackoff.Seconds():
+		return fmt.Errorf("backoff must be between 0 and %g seconds, got %g", maxBackoff.Seconds(), c.BackoffSeconds)
+	case c.MaxCatchUpHours < 0 || c.MaxCatchUpHours > 24*366:
+		return fmt.Errorf("max catch-up age must be between 0 (no bound) and 8784 hours, got %g", c.MaxCatchUpHours)
+	}
+	switch c.CatchUp {
+	case CatchUpFire, CatchUpAsk, CatchUpSkip:
+	default:
+		return fmt.Errorf("catch-up policy must be fire, ask or skip, got %q", c.CatchUp)
+	}
+	return nil
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// LoadSchedulerConfig reads the configuration file at path. Members the file leaves
+// out keep their defaults; a missing file is the default configuration.
+func LoadSchedulerConfig(path string) (SchedulerConfig, error) {
+	c := DefaultSchedulerConfig()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("read scheduler config: %w", err)
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return DefaultSchedulerConfig(), fmt.Errorf("scheduler config %s: %w", path, err)
+	}
+	if c.Command == nil {
+		c.Command = []string{}
+	}
+	if err := c.Validate(); err != nil {
+		return DefaultSchedulerConfig(), fmt.Errorf("scheduler config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// SaveSchedulerConfig validates c and writes it to path, readable by the user only
+// (it may hold a webhook secret), replacing the file atomically.
+func SaveSchedulerConfig(path string, c SchedulerConfig) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("save scheduler config: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".scheduler-*.json")
+	if err != nil {
+		return fmt.Errorf("save scheduler config: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save scheduler config: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save scheduler config: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("save scheduler config: %w", err)
+	}
+	return nil
+}
+
+// firePayload is what an action is told about one fire.
+type firePayload struct {
+	Event      string    `json:"event"` // always "schedule.fired"
+	SessionID  string    `json:"session_id"`
+	ScheduleID string    `json:"schedule_id"`
+	Kind       string    `json:"kind"`
+	Prompt     string    `json:"prompt"`
+	Cwd        string    `json:"cwd,omitempty"`
+	TargetAt   time.Time `json:"target_at"`
+	FiredAt    time.Time `json:"fired_at"`
+	Trigger    string    `json:"trigger"`
+	Attempt    int       `json:"attempt"`
+}
+
+// runAction runs the configured action for p, retrying a failure with exponential
+// backoff. It returns the attempts made and the last error (nil on success). A
+// cancelled ctx (the scheduler stopping) ends it at once.
+func (s *Scheduler) runAction(ctx context.Context, c SchedulerConfig, p firePayload) (int, error) {
+	backoff := seconds(c.BackoffSeconds)
+	for attempt := 1; ; attempt++ {
+		p.Attempt, p.FiredAt = attempt, s.Now().UTC()
+		actx, cancel := context.WithTimeout(ctx, seconds(c.TimeoutSeconds))
+		err := s.attempt(actx, c, p)
+		cancel()
+		if err == nil || attempt > c.Retries || ctx.Err() != nil {
+			return attempt, err
+		}
+		s.Logger.Warn("schedule action failed; retrying", "session", p.SessionID, "schedule", p.ScheduleID,
+			"action", c.Action, "attempt", attempt, "retry_in", backoff, "err", err)
+		select {
+		case <-ctx.Done():
+			return attempt, err
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, maxBackoff)
+	}
+}
+
+// attempt runs the action once.
+func (s *Scheduler) attempt(ctx context.Context, c SchedulerConfig, p firePayload) error {
+	switch c.Action {
+	case ActionCommand:
+		return runCommand(ctx, c.Command, p)
+	case ActionWebhook:
+		return s.postWebhook(ctx, c.WebhookURL, p)
+	}
+	return nil // notify: the Notify hook, called for every fire, is the whole action
+}
+
+// expandArgs expands the placeholders in each argument of the template. The
+// replacer makes one pass, so a prompt that itself contains "{session}" stays as
+// written.
+func expandArgs(template []string, p firePayload) []string {
+	r := strings.NewReplacer(PlaceholderPrompt, p.Prompt, PlaceholderSession, p.SessionID,
+		PlaceholderCwd, p.Cwd, PlaceholderSchedule, p.ScheduleID)
+	out := make([]string, len(template))
+	for i, a := range template {
+		out[i] = r.Replace(a)
+	}
+	return out
+}
+
+// runCommand starts the command directly (exec, no shell) and waits for it; a
+// non-zero exit is an error carrying the tail of its output.
+func runCommand(ctx context.Context, template []string, p firePayload) error {
+	argv := expandArgs(template, p)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	out := &tailBuffer{max: 2048}
+	cmd.Stdout, cmd.Stderr = out, out
+	// A child that outlives the killed command could hold the output pipes open
+	// forever; give up on them shortly after the timeout.
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return fmt.Errorf("command %s: timed out: %w", argv[0], ctx.Err())
+	}
+	if err != nil {
+		if tail := strings.TrimSpace(out.String()); tail != "" {
+			return fmt.Errorf("command %s: %w: %s", argv[0], err, tail)
+		}
+		return fmt.Errorf("command %s: %w", argv[0], err)
+	}
+	return nil
+}
+
+// postWebhook POSTs the payload as JSON; any answer but 2xx is an error.
+func (s *Scheduler) postWebhook(ctx context.Context, target string, p firePayload) error {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("webhook: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Logbook-Scheduler")
+	// Delivery is at least once (a retry after a lost answer repeats it): the key
+	// names the fire, so a receiver can drop a repeat.
+	req.Header.Set("Idempotency-Key", fmt.Sprintf("%s/%s/%d", p.SessionID, p.ScheduleID, p.TargetAt.UnixMilli()))
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("webhook: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("webhook answered %s", resp.Status)
+	}
+	return nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

@@ -1,0 +1,385 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive"
+)
+
+// scriptWith writes a shell script that records each invocation's arguments
+// (NUL-separated, one file per call) and then runs tail. calls returns the recorded
+// argument lists.
+func scriptWith(t *testing.T, tail string) (path string, calls func() [][]string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the test command is a POSIX shell script")
+	}
+	dir := t.TempDir()
+	path = filepath.Join(dir, "record.sh")
+	body := "#!/bin/sh\nf=$(mktemp '" + dir + "/call.XXXXXX')\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > \"$f\"\n" + tail + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o755))
+	return path, func() [][]string {
+		names, err := filepath.Glob(filepath.Join(dir, "call.*"))
+		require.NoError(t, err)
+		sort.Strings(names)
+		out := [][]string{}
+		for _, n := range names {
+			data, err := os.ReadFile(n)
+			require.NoError(t, err)
+			args := strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+			if len(data) == 0 {
+				args = []string{}
+			}
+			out = append(out, args)
+		}
+		return out
+	}
+}
+
+func argvScript(t *testing.T) (string, func() [][]string) { return scriptWith(t, "exit 0") }
+
+func TestSchedulerCommandActionArgvVerbatim(t *testing.T) {
+	t.Parallel()
+	e := newSchedEnv(t)
+	pwned := filepath.Join(t.TempDir(), "pwned")
+	// What a shell would run: command substitution, backticks, a quoted string, a
+	// second placeholder and a line break. (It touches a file, not rm -rf /: were
+	// the argument ever given to a shell, the test must fail, not the machine.)
+	prompt := "$(touch " + pwned + "); echo \"x\" `touch " + pwned + "` ; {session} 'q' \\\nline two"
+	at := soon(time.Second)
+	e.writeSession(t, "session-cmd", []schedSpec{{kind: "at", prompt: prompt, at: at}}, nil)
+	script, calls := argvScript(t)
+	cfg := fastRetries(DefaultSchedulerConfig())
+	cfg.Action = ActionCommand
+	cfg.Command = []string{script, "{prompt}", "--session={session}", "{cwd}", "{schedule}", "{unknown}", "two words"}
+	_, log := e.startScheduler(t, cfg)
+
+	f := log.waitN(t, 1, 5*time.Second)[0]
+	require.Equal(t, archive.FireOK, f.Outcome, f.Error)
+	assert.Equal(t, ActionCommand, f.Action)
+	assert.Equal(t, 1, f.Attempts)
+	require.Len(t, calls(), 1)
+	assert.Equal(t, []string{prompt, "--session=session-cmd", schedCwd, "schedule-1", "{unknown}", "two words"}, calls()[0],
+		"each argument arrives verbatim, the prompt as one argument, its {session} not expanded")
+	assert.NoFileExists(t, pwned, "no shell ever saw the prompt")
+}
+
+func TestSchedulerCommandFailures(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	t.Run("RetriedThenReported", func(t *testing.T) {
+		t.Parallel()
+		e := newSchedEnv(t)
+		e.writeSession(t, "session-f", []schedSpec{
+			{kind: "at", prompt: "will fail", at: soon(time.Second)},
+			{kind: "at", prompt: "still works", at: soon(time.Hour)},
+		}, nil)
+		script, calls := scriptWith(t, `[ "$1" = schedule-1 ] || exit 0; echo "boom: no agent" >&2; exit 3`)
+		cfg := fastRetries(DefaultSchedulerConfig())
+		cfg.Action, cfg.Command = ActionCommand, []string{script, "{schedule}"}
+		s, log := e.startScheduler(t, cfg)
+
+		f := log.waitN(t, 1, 5*time.Second)[0]
+		assert.Equal(t, archive.FireFailed, f.Outcome)
+		assert.Equal(t, archive.TriggerScheduled, f.Trigger)
+		assert.Equal(t, 3, f.Attempts, "one attempt and two retries")
+		assert.Contains(t, f.Error, "exit status 3")
+		assert.Contains(t, f.Error, "boom: no agent")
+		assert.Len(t, calls(), 3)
+		it := item(t, e.store, "session-f", "schedule-1")
+		assert.Equal(t, archive.LogbookFired, it.LogbookState, "a failure is reported, not replayed forever")
+		assert.Equal(t, archive.FireFailed, it.LastFire.Outcome)
+
+		// The scheduler carries on: the other schedule still fires, by hand.
+		ok, err := s.FireNow(ctx, "session-f", "schedule-2")
+		require.NoError(t, err)
+		assert.Equal(t, archive.FireOK, ok.Outcome)
+	})
+	t.Run("Timeout", func(t *testing.T) {
+		t.Parallel()
+		e := newSchedEnv(t)
+		e.writeSession(t, "session-t", []schedSpec{{kind: "at", prompt: "hangs", at: soon(time.Hour)}}, nil)
+		script, _ := scriptWith(t, "exec sleep 30")
+		cfg := DefaultSchedulerConfig()
+		cfg.Action, cfg.Command, cfg.TimeoutSeconds, cfg.Retries = ActionCommand, []string{script}, 0.3, 0
+		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), Config: cfg})
+		start := time.Now()
+		f, err := s.FireNow(ctx, "session-t", "schedule-1")
+		require.NoError(t, err)
+		assert.Less(t, time.Since(start), 5*time.Second)
+		assert.Equal(t, archive.FireFailed, f.Outcome)
+		assert.Contains(t, f.Error, "timed out")
+		assert.False(t, f.Settles, "a failed manual fire leaves the schedule armed")
+		assert.Equal(t, archive.LogbookScheduled, item(t, e.store, "session-t", "schedule-1").LogbookState)
+	})
+	t.Run("MissingProgram", func(t *testing.T) {
+		t.Parallel()
+		e := newSchedEnv(t)
+		e.writeSession(t, "session-m", []schedSpec{{kind: "at", prompt: "x", at: soon(time.Hour)}}, nil)
+		cfg := DefaultSchedulerConfig()
+		cfg.Action, cfg.Command, cfg.Retries = ActionCommand, []string{filepath.Join(t.TempDir(), "nope")}, 0
+		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), Config: cfg})
+		f, err := s.FireNow(ctx, "session-m", "schedule-1")
+		require.NoError(t, err)
+		assert.Equal(t, archive.FireFailed, f.Outcome)
+		assert.Contains(t, f.Error, "nope")
+	})
+}
+
+// hookServer is an in-process webhook receiver answering the statuses in order
+// (the last one repeats).
+type hookServer struct {
+	*httptest.Server
+	mu       sync.Mutex
+	statuses []int
+	bodies   [][]byte
+	headers  []http.Header
+}
+
+func newHookServer(t *testing.T, statuses ...int) *hookServer {
+	h := &hookServer{statuses: statuses}
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		h.mu.Lock()
+		h.bodies = append(h.bodies, body)
+		h.headers = append(h.headers, r.Header.Clone())
+		st := h.statuses[min(len(h.bodies), len(h.statuses))-1]
+		h.mu.Unlock()
+		if r.Method != http.MethodPost {
+			st = http.StatusMethodNotAllowed
+		}
+		w.WriteHeader(st)
+	}))
+	t.Cleanup(h.Close)
+	return h
+}
+
+func (h *hookServer) requests() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.bodies)
+}
+
+func TestSchedulerWebhookAction(t *testing.T) {
+	t.Parallel()
+	e := newSchedEnv(t)
+	at := soon(time.Second)
+	e.writeSession(t, "session-w", []schedSpec{{kind: "at", prompt: "ping \"the\" <team>", at: at}}, nil)
+	hook := newHookServer(t, http.StatusNoContent)
+	cfg := fastRetries(DefaultSchedulerConfig())
+	cfg.Action, cfg.WebhookURL = ActionWebhook, hook.URL+"/hook"
+	_, log := e.startScheduler(t, cfg)
+
+	f := log.waitN(t, 1, 5*time.Second)[0]
+	require.Equal(t, archive.FireOK, f.Outcome, f.Error)
+	require.Equal(t, 1, hook.requests())
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(hook.bodies[0], &got))
+	assert.Equal(t, map[string]any{
+		"event": "schedule.fired", "session_id": "session-w", "schedule_id": "schedule-1", "kind": "at",
+		"prompt": "ping \"the\" <team>", "cwd": schedCwd, "target_at": at.Format(time.RFC3339Nano),
+		"fired_at": got["fired_at"], "trigger": "scheduled", "attempt": float64(1),
+	}, got)
+	assert.Equal(t, "application/json", hook.headers[0].Get("Content-Type"))
+	assert.NotEmpty(t, hook.headers[0].Get("Idempotency-Key"))
+}
+
+func TestSchedulerWebhookFailures(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	t.Run("RetriedUntilItWorks", func(t *testing.T) {
+		t.Parallel()
+		e := newSchedEnv(t)
+		e.writeSession(t, "session-w", []schedSpec{{kind: "at", prompt: "ping", at: soon(time.Second)}}, nil)
+		hook := newHookServer(t, 503, 500, 200)
+		cfg := fastRetries(DefaultSchedulerConfig())
+		cfg.Action, cfg.WebhookURL = ActionWebhook, hook.URL
+		_, log := e.startScheduler(t, cfg)
+		f := log.waitN(t, 1, 5*time.Second)[0]
+		assert.Equal(t, archive.FireOK, f.Outcome)
+		assert.Equal(t, 3, f.Attempts)
+		assert.Equal(t, 3, hook.requests())
+		var keys []string
+		for _, h := range hook.headers {
+			keys = append(keys, h.Get("Idempotency-Key"))
+		}
+		assert.Equal(t, []string{keys[0], keys[0], keys[0]}, keys, "retries carry the same key")
+	})
+	t.Run("FailingIsReportedAndTheSchedulerCarriesOn", func(t *testing.T) {
+		t.Parallel()
+		e := newSchedEnv(t)
+		e.writeSession(t, "session-w", []schedSpec{
+			{kind: "at", prompt: "ping", at: soon(time.Second)},
+			{kind: "at", prompt: "pong", at: soon(1500 * time.Millisecond)},
+		}, nil)
+		hook := newHookServer(t, http.StatusInternalServerError)
+		cfg := fastRetries(DefaultSchedulerConfig())
+		cfg.Action, cfg.WebhookURL = ActionWebhook, hook.URL
+		s, log := e.startScheduler(t, cfg)
+		fires := log.waitN(t, 2, 6*time.Second)
+		for _, f := range fires {
+			assert.Equal(t, archive.FireFailed, f.Outcome)
+			assert.Equal(t, 3, f.Attempts)
+			assert.Equal(t, "webhook answered 500 Internal Server Error", f.Error)
+		}
+		assert.Equal(t, 6, hook.requests())
+		assert.True(t, s.Running())
+		hist, err := e.store.ScheduleFires(ctx, "session-w", "schedule-1", 0)
+		require.NoError(t, err)
+		require.Len(t, hist, 1)
+		assert.Equal(t, archive.FireFailed, hist[0].Outcome)
+	})
+	t.Run("Unreachable", func(t *testing.T) {
+		t.Parallel()
+		e := newSchedEnv(t)
+		e.writeSession(t, "session-u", []schedSpec{{kind: "at", prompt: "ping", at: soon(time.Hour)}}, nil)
+		hook := newHookServer(t, 200)
+		hook.Close() // nothing listens there any more
+		cfg := DefaultSchedulerConfig()
+		cfg.Action, cfg.WebhookURL, cfg.Retries = ActionWebhook, hook.URL, 0
+		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), Config: cfg})
+		f, err := s.FireNow(ctx, "session-u", "schedule-1")
+		require.NoError(t, err)
+		assert.Equal(t, archive.FireFailed, f.Outcome)
+		assert.Contains(t, f.Error, "webhook")
+	})
+}
+
+func TestSchedulerNotifyPanicIsContained(t *testing.T) {
+	t.Parallel()
+	e := newSchedEnv(t)
+	e.writeSession(t, "session-p", []schedSpec{
+		{kind: "at", prompt: "one", at: soon(time.Second)},
+		{kind: "at", prompt: "two", at: soon(1300 * time.Millisecond)},
+	}, nil)
+	var mu sync.Mutex
+	n := 0
+	s, _ := e.startScheduler(t, DefaultSchedulerConfig(), func(o *SchedulerOptions) {
+		o.Notify = func(Fire) { mu.Lock(); n++; mu.Unlock(); panic("hook bug") }
+	})
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return n == 2 }, 5*time.Second, 10*time.Millisecond)
+	assert.True(t, s.Running())
+	assert.Equal(t, archive.LogbookFired, item(t, e.store, "session-p", "schedule-2").LogbookState)
+}
+
+func TestSchedulerConfigValidate(t *testing.T) {
+	ok := DefaultSchedulerConfig()
+	tests := []struct {
+		name   string
+		modify func(*SchedulerConfig)
+		err    string // "" = valid
+	}{
+		{"Default", func(*SchedulerConfig) {}, ""},
+		{"Command", func(c *SchedulerConfig) { c.Action, c.Command = ActionCommand, []string{"dsh", "{prompt}"} }, ""},
+		{"CommandMissing", func(c *SchedulerConfig) { c.Action = ActionCommand }, "needs a command"},
+		{"CommandBlankProgram", func(c *SchedulerConfig) { c.Action, c.Command = ActionCommand, []string{" "} }, "needs a command"},
+		{"Webhook", func(c *SchedulerConfig) { c.Action, c.WebhookURL = ActionWebhook, "https://example.test/h" }, ""},
+		{"WebhookNotHTTP", func(c *SchedulerConfig) { c.Action, c.WebhookURL = ActionWebhook, "file:///etc/passwd" }, "http"},
+		{"WebhookRelative", func(c *SchedulerConfig) { c.Action, c.WebhookURL = ActionWebhook, "/hook" }, "http"},
+		{"UnknownAction", func(c *SchedulerConfig) { c.Action = "email" }, "notify, command or webhook"},
+		{"ZeroTimeout", func(c *SchedulerConfig) { c.TimeoutSeconds = 0 }, "timeout"},
+		{"NegativeRetries", func(c *SchedulerConfig) { c.Retries = -1 }, "retries"},
+		{"TooManyRetries", func(c *SchedulerConfig) { c.Retries = 11 }, "retries"},
+		{"HugeBackoff", func(c *SchedulerConfig) { c.BackoffSeconds = 3600 }, "backoff"},
+		{"UnknownCatchUp", func(c *SchedulerConfig) { c.CatchUp = "replay" }, "fire, ask or skip"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := ok
+			tt.modify(&c)
+			err := c.Validate()
+			if tt.err == "" {
+				assert.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+			}
+		})
+	}
+}
+
+func TestSchedulerConfigFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data", "scheduler.json")
+	t.Run("MissingIsDefault", func(t *testing.T) {
+		c, err := LoadSchedulerConfig(path)
+		require.NoError(t, err)
+		assert.Equal(t, DefaultSchedulerConfig(), c)
+	})
+	t.Run("RoundTripUserOnly", func(t *testing.T) {
+		want := DefaultSchedulerConfig()
+		want.Action, want.Command, want.CatchUp, want.Retries = ActionCommand, []string{"dsh", "resume", "{session}"}, CatchUpAsk, 0
+		require.NoError(t, SaveSchedulerConfig(path, want))
+		got, err := LoadSchedulerConfig(path)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		if runtime.GOOS != "windows" {
+			fi, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+		}
+	})
+	t.Run("PartialFileKeepsDefaults", func(t *testing.T) {
+		require.NoError(t, os.WriteFile(path, []byte(`{"catch_up":"skip"}`), 0o600))
+		got, err := LoadSchedulerConfig(path)
+		require.NoError(t, err)
+		want := DefaultSchedulerConfig()
+		want.CatchUp = CatchUpSkip
+		assert.Equal(t, want, got)
+	})
+	t.Run("InvalidRefusedSaveAndLoad", func(t *testing.T) {
+		assert.Error(t, SaveSchedulerConfig(path, SchedulerConfig{Action: "email"}))
+		require.NoError(t, os.WriteFile(path, []byte(`{"action":"command"}`), 0o600))
+		c, err := LoadSchedulerConfig(path)
+		assert.Error(t, err)
+		assert.Equal(t, DefaultSchedulerConfig(), c, "a broken file falls back to notify only")
+		require.NoError(t, os.WriteFile(path, []byte(`{not json`), 0o600))
+		_, err = LoadSchedulerConfig(path)
+		assert.Error(t, err)
+	})
+	t.Run("SchedulerSavesAndReloads", func(t *testing.T) {
+		e := newSchedEnv(t)
+		p := filepath.Join(t.TempDir(), "scheduler.json")
+		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), ConfigPath: p})
+		c := s.Config()
+		c.CatchUp = CatchUpSkip
+		require.NoError(t, s.SetConfig(c))
+		assert.Error(t, s.SetConfig(SchedulerConfig{Action: "email"}))
+		assert.Equal(t, CatchUpSkip, s.Config().CatchUp, "a refused config changes nothing")
+		s2 := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), ConfigPath: p})
+		require.NoError(t, s2.Start(context.Background()))
+		defer s2.Stop()
+		assert.Equal(t, CatchUpSkip, s2.Config().CatchUp)
+	})
+}
+
+func TestSchedulerExpandArgs(t *testing.T) {
+	p := firePayload{SessionID: "session-1", ScheduleID: "schedule-2", Cwd: "/w d", Prompt: "say {cwd} and {session}"}
+	got := expandArgs([]string{"agent", "--cwd={cwd}", "{prompt}", "{session}{schedule}", "{{prompt}}"}, p)
+	assert.Equal(t, []string{"agent", "--cwd=/w d", "say {cwd} and {session}", "session-1schedule-2",
+		"{say {cwd} and {session}}"}, got)
+}
+
+func TestSchedulerTailBuffer(t *testing.T) {
+	b := &tailBuffer{max: 4}
+	_, _ = b.Write([]byte("abc"))
+	_, _ = b.Write([]byte("defg"))
+	assert.Equal(t, "defg", b.String())
+	_, _ = io.Copy(b, bytes.NewReader([]byte("xy")))
+	assert.Equal(t, "fgxy", b.String())
+}

@@ -1,0 +1,262 @@
+// Package app is the thin layer the user interface calls: one bound App type whose
+// exported methods validate input, call the archive and the index, and return
+// JSON-tagged DTOs. The same methods serve the Wails window (as bindings) and the
+// browser (through Server, over HTTP). Business rules live in archive and index.
+//
+// Nothing imports app except main.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/index"
+)
+
+// Deps are what main hands to the app.
+type Deps struct {
+	Archive *archive.Store
+	Index   *index.Index
+	Logger  *slog.Logger
+	Version string
+	DataDir string
+	Roots   []string // session roots imported by StartImport (archive.DefaultRoots() by default)
+	// SelfTest, when set, makes the UI call SelfTest on load; the desktop shell then
+	// quits (see the APP_SELFTEST environment variable in main).
+	SelfTest bool
+	// OnSelfTest, when set, is called by SelfTest with the marker (the desktop shell
+	// prints it and quits).
+	OnSelfTest func(marker string)
+	// Scheduler re-arms the archive's scheduled prompts (see scheduler.go); nil
+	// disables the schedule methods.
+	Scheduler *Scheduler
+	// Events fans app events out to the window and to browsers; New makes one when nil.
+	Events *Hub
+	// ImportOnStart makes Startup import Roots in the background, as StartImport does.
+	ImportOnStart bool
+	// DemoIfEmpty makes Startup create the demo archive (CreateDemo) when the archive
+	// is still empty once the start-up import, if any, is done.
+	DemoIfEmpty bool
+}
+
+// App is the Go API of the UI. Every exported method except Startup and Shutdown
+// is callable from JavaScript.
+type App struct {
+	deps   Deps
+	log    *slog.Logger
+	ctx    context.Context // root context: cancelled by Shutdown
+	cancel context.CancelFunc
+	events *Hub
+	wg     sync.WaitGroup
+
+	mu        sync.Mutex
+	importing bool
+	lastRun   *ImportRun
+	demo      bool
+}
+
+// New builds the app; call Startup before use.
+func New(d Deps) *App {
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Roots == nil {
+		d.Roots = archive.DefaultRoots()
+	}
+	if d.Roots == nil {
+		d.Roots = []string{} // a list in the JSON contract, never null
+	}
+	if d.Events == nil {
+		d.Events = NewHub()
+	}
+	a := &App{deps: d, log: d.Logger.With("component", "app"), events: d.Events}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	return a
+}
+
+// Startup is the Wails OnStartup hook; the HTTP server calls it too. ctx is only
+// used for Wails runtime calls; the app's own work hangs off its root context.
+// The runtime is attached only for a context Wails made: its functions end the
+// process when handed any other (see runtime.go).
+func (a *App) Startup(ctx context.Context) {
+	if isWailsContext(ctx) {
+		a.events.attachRuntime(ctx)
+	}
+	a.mu.Lock()
+	a.demo = demoMarked(a.deps.DataDir)
+	a.mu.Unlock()
+	a.startScheduler()
+	if a.deps.ImportOnStart || a.deps.DemoIfEmpty {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			a.startupWork()
+		}()
+	}
+}
+
+// startupWork is the start-up import and the demo for an empty archive.
+func (a *App) startupWork() {
+	if a.deps.ImportOnStart {
+		roots := slices.Clone(a.deps.Roots)
+		if err := a.beginImport(roots); err != nil {
+			a.log.Info("start-up import skipped", "err", err)
+		} else {
+			a.finishImport(a.importRoots(a.ctx, roots))
+		}
+	}
+	if !a.deps.DemoIfEmpty {
+		return
+	}
+	if n, err := a.sessionCount(a.ctx); err != nil || n > 0 {
+		return
+	}
+	if err := a.createDemo(a.ctx); err != nil {
+		a.log.Warn("demo archive not created", "err", err)
+	}
+}
+
+// Shutdown cancels background work (imports, the scheduler) and waits for it.
+func (a *App) Shutdown(ctx context.Context) {
+	a.cancel()
+	// The window is closing: later events must not reach for it.
+	a.events.attach(nil)
+	done := make(chan struct{})
+	go func() { a.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		a.log.Warn("background work did not stop within 10s")
+	}
+}
+
+// Info describes the running app.
+type Info struct {
+	Version   string   `json:"version"`
+	Mode      string   `json:"mode"` // desktop | web
+	DataDir   string   `json:"data_dir"`
+	Roots     []string `json:"roots"`
+	Sessions  int      `json:"sessions"`
+	Demo      bool     `json:"demo"`
+	Importing bool     `json:"importing"`
+	SelfTest  bool     `json:"self_test"`
+}
+
+// Info returns what the UI shows in its header and first-run screen.
+func (a *App) Info() (Info, error) {
+	ss, err := a.deps.Archive.ListSessions(a.ctx, archive.SessionFilter{})
+	if err != nil {
+		return Info{}, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	mode := "web"
+	if a.events.desktop() {
+		mode = "desktop"
+	}
+	return Info{Version: a.deps.Version, Mode: mode, DataDir: a.deps.DataDir, Roots: a.deps.Roots,
+		Sessions: len(ss), Demo: a.demo, Importing: a.importing, SelfTest: a.deps.SelfTest}, nil
+}
+
+// Sessions lists every archived session, newest first.
+func (a *App) Sessions() ([]archive.Session, error) {
+	return a.deps.Archive.ListSessions(a.ctx, archive.SessionFilter{})
+}
+
+// SessionDetail is a session with what the conversation header shows.
+type SessionDetail struct {
+	Session   archive.Session      `json:"session"`
+	Relations archive.Relations    `json:"relations"`
+	Files     []archive.FileStatus `json:"files"`
+	Problems  []dsh.Problem        `json:"problems"` // the fatal problem first, then warnings, of its files
+}
+
+// Session returns one session (an id prefix is enough) with its relations, files
+// and import problems.
+func (a *App) Session(id string) (SessionDetail, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return SessionDetail{}, invalid("a session id is required")
+	}
+	s, err := a.deps.Archive.Session(a.ctx, id)
+	if err != nil {
+		return SessionDetail{}, err
+	}
+	d := SessionDetail{Session: s, Problems: []dsh.Problem{}}
+	if d.Relations, err = a.deps.Archive.Relations(a.ctx, s.ID); err != nil {
+		return d, err
+	}
+	if d.Files, err = a.deps.Archive.SessionFiles(a.ctx, s.ID); err != nil {
+		return d, err
+	}
+	for _, f := range d.Files {
+		ps, err := a.deps.Archive.FileProblems(a.ctx, f.Path)
+		if err != nil {
+			return d, err
+		}
+		d.Problems = append(d.Problems, ps...)
+	}
+	return d, nil
+}
+
+// Timeline returns one page of a session's conversation.
+func (a *App) Timeline(id string, q archive.TimelineQuery) (archive.TimelinePage, error) {
+	if q.Limit < 0 || q.Limit > archive.MaxTimelineLimit {
+		return archive.TimelinePage{}, invalid(fmt.Sprintf("limit must be between 0 and %d", archive.MaxTimelineLimit))
+	}
+	return a.deps.Archive.Timeline(a.ctx, id, q)
+}
+
+// SearchRequest is a search from the UI.
+type SearchRequest struct {
+	Query  string `json:"query"`
+	Sort   string `json:"sort"` // relevance (default) | recent
+	Limit  int    `json:"limit"`
+	Cursor string `json:"cursor"`
+}
+
+// Search runs a query in the search language (see the README).
+func (a *App) Search(req SearchRequest) (index.Result, error) {
+	if a.deps.Index == nil {
+		return index.Result{}, errors.New("search index is not open")
+	}
+	if req.Sort != "" && req.Sort != index.SortRelevance && req.Sort != index.SortRecent {
+		return index.Result{}, invalid(fmt.Sprintf("sort must be %q or %q", index.SortRelevance, index.SortRecent))
+	}
+	return a.deps.Index.Search(a.ctx, index.Query{Text: req.Query, Sort: req.Sort, Limit: req.Limit, Cursor: req.Cursor})
+}
+
+// Approvals lists every approval in the archive, oldest first.
+func (a *App) Approvals() ([]archive.Approval, error) {
+	return a.deps.Archive.Approvals(a.ctx, archive.ItemFilter{})
+}
+
+// Compactions lists every compaction and prune in the archive, oldest first.
+func (a *App) Compactions() ([]archive.Compaction, error) {
+	return a.deps.Archive.Compactions(a.ctx, archive.ItemFilter{})
+}
+
+// FileProblems returns the fatal problem and the warnings stored for one log file.
+func (a *App) FileProblems(path string) ([]dsh.Problem, error) {
+	if path == "" {
+		return nil, invalid("a file path is required")
+	}
+	return a.deps.Archive.FileProblems(a.ctx, path)
+}
+
+// SelfTest is called by the UI on load when the app runs its self-test; it returns
+// the marker it was given, proving the JS→Go path works.
+func (a *App) SelfTest(marker string) (string, error) {
+	if a.deps.OnSelfTest != nil {
+		a.deps.OnSelfTest(marker)
+	}
+	return "selftest:" + marker, nil
+}

@@ -1,0 +1,212 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/logbook/logbook/archive"
+)
+
+// ImportRun describes one import run, finished or in progress.
+type ImportRun struct {
+	StartedAt  time.Time        `json:"started_at"`
+	FinishedAt *time.Time       `json:"finished_at"` // nil while running
+	Roots      []string         `json:"roots"`
+	Summary    *archive.Summary `json:"summary"` // nil while running or when the run failed early
+	Gone       []string         `json:"gone"`    // sessions whose files disappeared upstream
+	Error      string           `json:"error,omitempty"`
+}
+
+// ImportStatus is what the import view shows: the roots, the latest run and the
+// stored verdict of every known file.
+type ImportStatus struct {
+	Roots   []string             `json:"roots"`
+	Running bool                 `json:"running"`
+	Last    *ImportRun           `json:"last"`
+	Files   []archive.FileStatus `json:"files"`
+}
+
+// ImportProgress is the payload of the import:progress event.
+type ImportProgress struct {
+	File       string `json:"file"`
+	FileIndex  int    `json:"file_index"`
+	Files      int    `json:"files"`
+	DoneBytes  int64  `json:"done_bytes"`
+	TotalBytes int64  `json:"total_bytes"`
+	Phase      string `json:"phase"` // import | index
+}
+
+// ArchiveChanged is the payload of the archive:changed event.
+type ArchiveChanged struct {
+	Sessions []string `json:"sessions"` // sessions added, changed or gone upstream
+}
+
+// progressEvery is the shortest gap between two progress events of one phase, so
+// a fast import does not flood the window or a browser (at most 10 a second).
+const progressEvery = 100 * time.Millisecond
+
+// StartImport imports the session roots in the background, then brings the search
+// index level with the archive. Progress arrives as import:progress events and the
+// outcome as import:done and archive:changed. Only one import runs at a time.
+func (a *App) StartImport() error {
+	roots := slices.Clone(a.deps.Roots)
+	if err := a.beginImport(roots); err != nil {
+		return err
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		a.finishImport(a.importRoots(a.ctx, roots))
+	}()
+	return nil
+}
+
+// ImportStatus returns the roots, whether an import is running, the latest run and
+// every known file's stored verdict.
+func (a *App) ImportStatus() (ImportStatus, error) {
+	files, err := a.deps.Archive.Files(a.ctx)
+	if err != nil {
+		return ImportStatus{}, err
+	}
+	if files == nil {
+		files = []archive.FileStatus{}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	st := ImportStatus{Roots: a.deps.Roots, Running: a.importing, Files: files}
+	if a.lastRun != nil {
+		run := *a.lastRun // runs are replaced, never changed in place, so a copy is stable
+		st.Last = &run
+	}
+	return st, nil
+}
+
+// beginImport claims the one import slot and records the run as started.
+func (a *App) beginImport(roots []string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ctx.Err() != nil {
+		return busy("the app is shutting down")
+	}
+	if a.importing {
+		return busy("an import is already running")
+	}
+	a.importing = true
+	a.lastRun = &ImportRun{StartedAt: time.Now().UTC(), Roots: roots, Gone: []string{}}
+	return nil
+}
+
+// finishImport records a finished run, releases the slot and tells the UI.
+func (a *App) finishImport(run ImportRun, changed []string) {
+	a.mu.Lock()
+	a.importing = false
+	a.lastRun = &run
+	a.mu.Unlock()
+	if a.ctx.Err() != nil {
+		return // shutting down: the window may be gone
+	}
+	a.events.Publish(EventImportDone, run)
+	if len(changed) > 0 {
+		a.events.Publish(EventArchiveChanged, ArchiveChanged{Sessions: changed})
+	}
+}
+
+// importRoots runs one import of roots and the index sync after it. It returns the
+// finished run and the sessions that changed.
+func (a *App) importRoots(ctx context.Context, roots []string) (ImportRun, []string) {
+	a.mu.Lock()
+	run := *a.lastRun
+	a.mu.Unlock()
+	changed, err := a.runImport(ctx, roots, &run)
+	if err != nil {
+		run.Error = FormatError(err)
+		a.log.Warn("import failed", "roots", roots, "err", err)
+	}
+	// Imported sessions may carry new or changed scheduled prompts.
+	if s := a.deps.Scheduler; s != nil && len(changed) > 0 && s.Running() {
+		if err := s.Reload(ctx); err != nil {
+			a.log.Warn("scheduler reload after import failed", "err", err)
+		}
+	}
+	done := time.Now().UTC()
+	run.FinishedAt = &done
+	return run, changed
+}
+
+// runImport imports roots (none: nothing to read), checkpoints the archive and
+// syncs the index, filling run's summary and gone list as it goes.
+func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]string, error) {
+	tick := throttle{every: progressEvery}
+	rep := &archive.ImportReport{Gone: []string{}}
+	if len(roots) > 0 {
+		a.events.Publish(EventImportProgress, ImportProgress{Phase: "import"})
+		tick.ready() // the start event counts against the rate
+		var err error
+		// Store.Import reads the default roots when given none, hence the guard.
+		rep, err = a.deps.Archive.Import(ctx, roots, archive.ImportOptions{Progress: func(p archive.Progress) {
+			if tick.ready() {
+				a.events.Publish(EventImportProgress, ImportProgress{File: p.File, FileIndex: p.FileIndex, Files: p.Files,
+					DoneBytes: p.DoneBytes + p.FileBytes, TotalBytes: p.TotalBytes, Phase: "import"})
+			}
+		}})
+		if err != nil {
+			return nil, fmt.Errorf("import %v: %w", roots, err)
+		}
+		if err := a.deps.Archive.Maintain(ctx); err != nil {
+			a.log.Warn("maintenance after import failed", "err", err)
+		}
+	}
+	sum := rep.Summary
+	run.Summary = &sum
+	if rep.Gone != nil {
+		run.Gone = rep.Gone
+	}
+	changed := changedSessions(rep)
+	if a.deps.Index != nil {
+		tick = throttle{every: progressEvery}
+		a.events.Publish(EventImportProgress, ImportProgress{Phase: "index"})
+		tick.ready()
+		_, err := a.deps.Index.Sync(ctx, a.deps.Archive, func(done, total int) {
+			if tick.ready() {
+				a.events.Publish(EventImportProgress, ImportProgress{File: "search index", FileIndex: done, Files: total,
+					DoneBytes: int64(done), TotalBytes: int64(total), Phase: "index"})
+			}
+		})
+		if err != nil {
+			// The archive holds the import; the next sync (any later import) catches up.
+			return changed, fmt.Errorf("update search index: %w", err)
+		}
+	}
+	return changed, nil
+}
+
+// changedSessions lists, once each, the sessions an import added, changed or found
+// gone upstream.
+func changedSessions(rep *archive.ImportReport) []string {
+	var ids []string
+	for _, f := range rep.Files {
+		if f.Changed && f.SessionID != "" {
+			ids = append(ids, f.SessionID)
+		}
+	}
+	ids = append(ids, rep.Gone...)
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// throttle lets an event through at most once per interval; the first always passes.
+type throttle struct {
+	every time.Duration
+	last  time.Time
+}
+
+func (t *throttle) ready() bool {
+	now := time.Now()
+	if !t.last.IsZero() && now.Sub(t.last) < t.every {
+		return false
+	}
+	t.last = now
+	return true
+}

@@ -1,0 +1,742 @@
+package app
+
+// The scheduler brings archived scheduled prompts back. dsh fires a schedule only
+// while its own session is live, so a closed session's reminders never fire; the
+// scheduler re-arms every active one found in the archive on a robfig/cron instance,
+// runs the configured action when one comes due, and records each fire in the
+// archive (schedule_fires). What a schedule's next fire is follows from the session's
+// own fold, the user's overrides and the fire history (archive.Store.Schedules); the
+// scheduler only turns that into cron entries, one per schedule, replaced whenever
+// the answer changes.
+//
+// Instants are absolute (UTC in the logs): cron's timers wait for durations, so a DST
+// change of the local zone neither repeats nor skips a fire.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/dsh"
+)
+
+// catchUpGrace is how late a fire may start and still count as on time; a later
+// one (the machine slept through it) is a catch-up and follows the catch-up policy.
+const catchUpGrace = 2 * time.Minute
+
+// dueSlack tolerates a timer that wakes a little before its instant.
+const dueSlack = time.Second
+
+// SchedulerOptions configure NewScheduler. Zero fields take defaults.
+type SchedulerOptions struct {
+	Logger *slog.Logger
+	// Now is the clock for due and overdue decisions and fire records (default
+	// time.Now). Cron's own timers always run on the real clock.
+	Now func() time.Time
+	// Location is the zone cron runs in and the CLI shows times in (default
+	// time.Local). Instants stay absolute, so it never changes when a fire happens.
+	Location *time.Location
+	// ConfigPath is the JSON file (scheduler.json in the data directory) the
+	// configuration is read from at Start and saved to by SetConfig. When empty,
+	// Config is used and SetConfig keeps changes in memory.
+	ConfigPath string
+	Config     SchedulerConfig
+	// Notify is called after every fire is recorded, and for every catch-up
+	// question; the app publishes it to the UI. It must not block for long.
+	Notify func(Fire)
+	// HTTPClient sends webhooks (default: a client without a global timeout; each
+	// attempt is bounded by the configured timeout).
+	HTTPClient *http.Client
+	// StopTimeout bounds how long Stop waits for running actions (default 10 s).
+	StopTimeout time.Duration
+	// MinEvery is the shortest every interval armed (default dsh.MinEverySeconds,
+	// 300 s, which dsh itself enforces, so the archive's fold never yields less).
+	// Test-only: tests lower it to watch an every cadence in seconds.
+	MinEvery time.Duration
+}
+
+// Fire is what the scheduler reports after each fire (and each catch-up question):
+// the recorded history entry plus what the UI shows with it.
+type Fire struct {
+	archive.ScheduleFire
+	Kind   string `json:"kind"`
+	Prompt string `json:"prompt"`
+	Cwd    string `json:"cwd,omitempty"`
+}
+
+// Scheduler arms the archive's active schedules on cron and fires them. Create it
+// with NewScheduler, then Start; Stop ends it. Its methods are safe for concurrent
+// use.
+type Scheduler struct {
+	Logger *slog.Logger
+	Now    func() time.Time
+	Notify func(Fire)
+
+	store       *archive.Store
+	loc         *time.Location
+	configPath  string
+	client      *http.Client
+	stopTimeout time.Duration
+	minEvery    time.Duration
+
+	cfgMu     sync.Mutex
+	cfg       SchedulerConfig
+	cfgLoaded bool
+
+	mu       sync.Mutex // guards everything below; held while arming, never while an action runs
+	cron     *cron.Cron
+	ctx      context.Context // the running scheduler's; cancelled by Stop
+	cancel   context.CancelFunc
+	stopped  bool
+	armed    map[schedKey]armedEntry
+	inflight map[schedKey]bool
+	wg       sync.WaitGroup // manual fires started by Trigger
+}
+
+// schedKey names one schedule: dsh never reuses an id within a session.
+type schedKey struct{ session, id string }
+
+func (k schedKey) String() string { return k.session + "/" + k.id }
+
+// armPlan is how a schedule is armed: a first instant and, for an every, the grid
+// it continues on.
+type armPlan struct {
+	at     time.Time     // the first fire; in the past for an overdue schedule (fires at once)
+	every  time.Duration // 0 for a one-shot
+	anchor time.Time     // every: the grid anchor, the fold's scheduledAt
+}
+
+type armedEntry struct {
+	id   cron.EntryID
+	plan armPlan
+}
+
+// NewScheduler returns a scheduler for the archive; call Start to arm schedules.
+func NewScheduler(store *archive.Store, o SchedulerOptions) *Scheduler {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	if o.StopTimeout <= 0 {
+		o.StopTimeout = 10 * time.Second
+	}
+	if o.MinEvery <= 0 {
+		o.MinEvery = dsh.MinEverySeconds * time.Second
+	}
+	cfg := fillConfig(o.Config)
+	s := &Scheduler{
+		Logger: o.Logger.With("component", "scheduler"), Now: o.Now, Notify: o.Notify,
+		store: store, loc: o.Location, configPath: o.ConfigPath, client: o.HTTPClient,
+		stopTimeout: o.StopTimeout, minEvery: o.MinEvery, cfg: cfg,
+		armed: map[schedKey]armedEntry{}, inflight: map[schedKey]bool{},
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s
+}
+
+// fillConfig gives the zero fields of c their defaults (Retries, BackoffSeconds and
+// MaxCatchUpHours keep an explicit 0 only when Action is set, i.e. the config was
+// written out).
+func fillConfig(c SchedulerConfig) SchedulerConfig {
+	d := DefaultSchedulerConfig()
+	if c.Action == "" {
+		c.Action, c.Retries, c.BackoffSeconds = d.Action, d.Retries, d.BackoffSeconds
+		c.MaxCatchUpHours = d.MaxCatchUpHours
+	}
+	if c.TimeoutSeconds == 0 {
+		c.TimeoutSeconds = d.TimeoutSeconds
+	}
+	if c.CatchUp == "" {
+		c.CatchUp = d.CatchUp
+	}
+	if c.Command == nil {
+		c.Command = []string{}
+	}
+	return c
+}
+
+// Start loads the configuration, starts cron and arms every active schedule;
+// overdue ones are caught up at once per the catch-up policy. ctx is the app's root
+// context: cancelling it cancels running actions, but only Stop ends cron.
+func (s *Scheduler) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return errors.New("scheduler: stopped; make a new one")
+	}
+	if s.cron != nil {
+		s.mu.Unlock()
+		return errors.New("scheduler: already started")
+	}
+	s.cfgMu.Lock()
+	s.loadConfigLocked() // pick up hand edits made since the config was first read
+	s.cfgMu.Unlock()
+	s.cancel() // the pre-start context (manual fires before Start)
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	l := cronLogger{s.Logger}
+	s.cron = cron.New(cron.WithLocation(s.loc), cron.WithLogger(l),
+		cron.WithChain(cron.Recover(l), cron.SkipIfStillRunning(l)))
+	s.cron.Start()
+	s.mu.Unlock()
+	return s.Reload(ctx)
+}
+
+// Running reports whether Start has run and Stop has not.
+func (s *Scheduler) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cron != nil && !s.stopped
+}
+
+// Stop stops cron, cancels running actions (an interrupted fire is not recorded,
+// so it is caught up on the next start) and waits for them, at most StopTimeout.
+// A stopped scheduler cannot be started again.
+func (s *Scheduler) Stop() error {
+	s.mu.Lock()
+	c := s.cron
+	s.stopped = true
+	s.cancel()
+	s.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	deadline := time.After(s.stopTimeout)
+	select {
+	case <-c.Stop().Done():
+	case <-deadline:
+		return fmt.Errorf("scheduler: actions still running after %s", s.stopTimeout)
+	}
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-deadline:
+		return fmt.Errorf("scheduler: manual fires still running after %s", s.stopTimeout)
+	}
+}
+
+// Reload re-reads the archive and brings the armed set level with it: new
+// schedules are armed, changed ones re-armed, and those deleted, completed, paused
+// or dismissed disarmed. The app calls it after every import. It does nothing
+// before Start.
+func (s *Scheduler) Reload(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cron == nil || s.stopped {
+		return nil
+	}
+	now := s.Now()
+	items, err := s.store.Schedules(ctx, archive.ItemFilter{}, now)
+	if err != nil {
+		return fmt.Errorf("reload schedules: %w", err)
+	}
+	nexts := s.entryNexts()
+	seen := make(map[schedKey]bool, len(items))
+	for i := range items {
+		k := schedKey{items[i].SessionID, items[i].ID}
+		seen[k] = true
+		s.syncLocked(k, &items[i], now, nexts)
+	}
+	for k := range s.armed {
+		if !seen[k] {
+			s.disarmLocked(k)
+		}
+	}
+	return nil
+}
+
+// rearm brings one schedule's cron entry level with the archive.
+func (s *Scheduler) rearm(ctx context.Context, k schedKey) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cron == nil || s.stopped {
+		return
+	}
+	now := s.Now()
+	it, err := s.store.Schedule(ctx, k.session, k.id, now)
+	switch {
+	case errors.Is(err, archive.ErrNotFound):
+		s.disarmLocked(k)
+	case err != nil:
+		s.Logger.Warn("re-arm schedule", "schedule", k, "err", err)
+	default:
+		s.syncLocked(k, &it, now, s.entryNexts())
+	}
+}
+
+// entryNexts maps each cron entry to its next run.
+func (s *Scheduler) entryNexts() map[cron.EntryID]time.Time {
+	m := map[cron.EntryID]time.Time{}
+	for _, e := range s.cron.Entries() {
+		m[e.ID] = e.Next
+	}
+	return m
+}
+
+// syncLocked arms, re-arms or disarms k for it. A schedule whose fire is running is
+// left alone: its job re-arms it when done.
+func (s *Scheduler) syncLocked(k schedKey, it *archive.ScheduleItem, now time.Time, nexts map[cron.EntryID]time.Time) {
+	if s.inflight[k] {
+		return
+	}
+	p, ok := s.plan(it)
+	cur, isArmed := s.armed[k]
+	if !ok {
+		s.disarmLocked(k)
+		return
+	}
+	if isArmed && cur.plan.every == p.every && cur.plan.anchor.Equal(p.anchor) {
+		n := nexts[cur.id]
+		pending := !n.IsZero() && !n.After(now) // an overdue entry about to run
+		if n.Equal(p.at) || (!p.at.After(now) && pending) {
+			return
+		}
+	}
+	if isArmed {
+		s.cron.Remove(cur.id)
+	}
+	var sched cron.Schedule = &onceSchedule{at: p.at}
+	if p.every > 0 {
+		sched = &everySchedule{first: p.at, anchor: p.anchor, every: p.every}
+	}
+	// A schedule armed when already overdue was missed (Logbook was closed, or it was
+	// paused): its first run is a catch-up.
+	missed := &atomic.Bool{}
+	missed.Store(!p.at.After(now))
+	id := s.cron.Schedule(sched, cron.FuncJob(func() { s.runDue(k, missed.Swap(false)) }))
+	s.armed[k] = armedEntry{id: id, plan: p}
+	s.Logger.Debug("armed", "schedule", k, "at", p.at, "every", p.every)
+}
+
+func (s *Scheduler) disarmLocked(k schedKey) {
+	if cur, ok := s.armed[k]; ok {
+		s.cron.Remove(cur.id)
+		delete(s.armed, k)
+		s.Logger.Debug("disarmed", "schedule", k)
+	}
+}
+
+// plan says how it is armed, or false when it must not be: not due to fire on its
+// own (paused, dismissed, done, ended in its session), waiting for the user's answer
+// to a catch-up question, or an every below the minimum interval.
+func (s *Scheduler) plan(it *archive.ScheduleItem) (armPlan, bool) {
+	if it == nil || it.LogbookNextFire == nil {
+		return armPlan{}, false
+	}
+	switch it.LogbookState {
+	case archive.LogbookScheduled:
+	case archive.LogbookOverdue:
+		if asked(*it, *it.LogbookNextFire) {
+			return armPlan{}, false
+		}
+	default:
+		return armPlan{}, false
+	}
+	p := armPlan{at: *it.LogbookNextFire}
+	if it.Kind == "every" {
+		if it.EverySeconds == nil || time.Duration(*it.EverySeconds)*time.Second < s.minEvery {
+			s.Logger.Warn("every schedule below the minimum interval not armed", "session", it.SessionID,
+				"schedule", it.ID, "min", s.minEvery)
+			return armPlan{}, false
+		}
+		p.every, p.anchor = time.Duration(*it.EverySeconds)*time.Second, it.ScheduledAt
+	}
+	return p, true
+}
+
+// asked reports whether the user was already asked about the fire at target.
+func asked(it archive.ScheduleItem, target time.Time) bool {
+	return it.LastFire != nil && it.LastFire.Outcome == archive.FireAsked && it.LastFire.TargetAt.Equal(target)
+}
+
+// claim marks k as firing; false when a fire of k is already running.
+func (s *Scheduler) claim(k schedKey) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inflight[k] {
+		return false
+	}
+	s.inflight[k] = true
+	return true
+}
+
+func (s *Scheduler) release(k schedKey) {
+	s.mu.Lock()
+	delete(s.inflight, k)
+	s.mu.Unlock()
+}
+
+func (s *Scheduler) runCtx() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ctx
+}
+
+// runDue is the cron job of k: fire it if the archive still says it is due, then
+// re-arm it from what the archive says now. missed is true for the first run of an
+// entry armed when its instant had already passed.
+func (s *Scheduler) runDue(k schedKey, missed bool) {
+	ctx := s.runCtx()
+	if !s.claim(k) {
+		return
+	}
+	err := s.fireIfDue(ctx, k, missed)
+	s.release(k)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		s.Logger.Error("schedule fire not recorded", "schedule", k, "err", err)
+	}
+	s.rearm(ctx, k)
+}
+
+// fireIfDue re-reads k and fires it when it is due: an armed entry may have gone
+// stale (paused, fired by another path, moved by a newer import) since it was armed.
+// The fire is a catch-up when missed, or when it starts more than catchUpGrace late
+// (the machine slept through it).
+func (s *Scheduler) fireIfDue(ctx context.Context, k schedKey, missed bool) error {
+	now := s.Now()
+	it, err := s.store.Schedule(ctx, k.session, k.id, now)
+	if errors.Is(err, archive.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if it.LogbookNextFire == nil || it.LogbookNextFire.After(now.Add(dueSlack)) {
+		return nil
+	}
+	target := *it.LogbookNextFire
+	trigger := archive.TriggerScheduled
+	if missed || now.Sub(target) > catchUpGrace {
+		trigger = archive.TriggerCatchUp
+	}
+	_, err = s.fire(ctx, it, target, trigger)
+	return err
+}
+
+// fire applies the catch-up policy (for a catch-up), runs the action, records the
+// outcome and notifies. A fire cut short by ctx (the scheduler stopping) is not
+// recorded, so it is caught up later: delivery is at least once, as in dsh.
+func (s *Scheduler) fire(ctx context.Context, it archive.ScheduleItem, target time.Time, trigger string) (archive.ScheduleFire, error) {
+	c := s.Config()
+	f := archive.ScheduleFire{SessionID: it.SessionID, ScheduleID: it.ID, TargetAt: target, Trigger: trigger,
+		Action: c.Action, Attempts: 1, Settles: true}
+	policy := c.CatchUp
+	if trigger == archive.TriggerCatchUp && policy == CatchUpFire && c.MaxCatchUpHours > 0 &&
+		s.Now().Sub(target) > seconds(c.MaxCatchUpHours*3600) {
+		policy = CatchUpAsk // too stale to run unasked
+	}
+	if trigger == archive.TriggerCatchUp && policy != CatchUpFire {
+		if policy == CatchUpAsk && asked(it, target) {
+			return *it.LastFire, nil
+		}
+		f.Action, f.Outcome = "none", archive.FireSkipped
+		if policy == CatchUpAsk {
+			f.Outcome, f.Settles = archive.FireAsked, false
+		}
+	} else {
+		n, err := s.runAction(ctx, c, firePayload{Event: "schedule.fired", SessionID: it.SessionID, ScheduleID: it.ID,
+			Kind: it.Kind, Prompt: it.Prompt, Cwd: it.Cwd, TargetAt: target.UTC(), Trigger: trigger})
+		if ctx.Err() != nil {
+			return f, fmt.Errorf("fire of %s/%s interrupted (it will be caught up): %w", it.SessionID, it.ID, ctx.Err())
+		}
+		f.Attempts, f.Outcome = n, archive.FireOK
+		if err != nil {
+			f.Outcome, f.Error = archive.FireFailed, err.Error()
+			s.Logger.Warn("schedule action failed", "session", it.SessionID, "schedule", it.ID, "action", c.Action,
+				"attempts", n, "err", err)
+		}
+		if trigger == archive.TriggerManual {
+			// A manual fire settles the target only when it worked and, for an
+			// every, when the target was due: an early extra delivery leaves the
+			// cadence alone.
+			f.Settles = err == nil && (it.Kind != "every" || !target.After(s.Now()))
+		}
+	}
+	f.FiredAt = s.Now()
+	rec, err := s.store.RecordScheduleFire(ctx, f)
+	if err != nil {
+		return f, err
+	}
+	s.notify(Fire{ScheduleFire: rec, Kind: it.Kind, Prompt: it.Prompt, Cwd: it.Cwd})
+	return rec, nil
+}
+
+// notify calls the Notify hook; a panicking hook is logged, not fatal.
+func (s *Scheduler) notify(f Fire) {
+	if s.Notify == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.Logger.Error("schedule notify hook panicked", "panic", r)
+		}
+	}()
+	s.Notify(f)
+}
+
+// loadConfigLocked reads ConfigPath, when set, into cfg. A file that cannot be
+// used leaves the safe default (notify only), so a broken hand edit never stops
+// reminders; the problem is logged.
+func (s *Scheduler) loadConfigLocked() {
+	s.cfgLoaded = true
+	if s.configPath == "" {
+		return
+	}
+	c, err := LoadSchedulerConfig(s.configPath)
+	if err != nil {
+		s.Logger.Warn("scheduler config unusable; notifying only", "err", err)
+	}
+	s.cfg = c
+}
+
+// Config returns the configuration in force (read from ConfigPath on first use).
+func (s *Scheduler) Config() SchedulerConfig {
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
+	if !s.cfgLoaded {
+		s.loadConfigLocked()
+	}
+	c := s.cfg
+	c.Command = append([]string{}, s.cfg.Command...)
+	return c
+}
+
+// SetConfig validates c, saves it (to ConfigPath, when set) and uses it from the
+// next fire on.
+func (s *Scheduler) SetConfig(c SchedulerConfig) error {
+	if c.Command == nil {
+		c.Command = []string{}
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if s.configPath != "" {
+		if err := SaveSchedulerConfig(s.configPath, c); err != nil {
+			return err
+		}
+	}
+	s.cfgMu.Lock()
+	s.cfg, s.cfgLoaded = c, true
+	s.cfgMu.Unlock()
+	return nil
+}
+
+// lookup finds a schedule (a session id prefix is enough) still active in its
+// session.
+func (s *Scheduler) lookup(ctx context.Context, sessionID, scheduleID string) (archive.ScheduleItem, error) {
+	it, err := s.store.Schedule(ctx, sessionID, scheduleID, s.Now())
+	if err != nil {
+		return it, err
+	}
+	if it.Status != dsh.ScheduleActive {
+		return it, fmt.Errorf("schedule %s of session %s is %s: %w", it.ID, it.SessionID, it.Status, archive.ErrScheduleEnded)
+	}
+	return it, nil
+}
+
+// FireNow fires a schedule at once (trigger manual) and waits for the action. It
+// settles the current target when the action works: a one-shot is then done, an
+// overdue every resumes its cadence (an every fired early keeps it).
+func (s *Scheduler) FireNow(ctx context.Context, sessionID, scheduleID string) (archive.ScheduleFire, error) {
+	it, err := s.lookup(ctx, sessionID, scheduleID)
+	if err != nil {
+		return archive.ScheduleFire{}, err
+	}
+	k := schedKey{it.SessionID, it.ID}
+	if !s.claim(k) {
+		return archive.ScheduleFire{}, fmt.Errorf("schedule %s is firing already", k)
+	}
+	target := it.ScheduledAt
+	if it.LogbookNextFire != nil {
+		target = *it.LogbookNextFire
+	}
+	f, err := s.fire(ctx, it, target, archive.TriggerManual)
+	s.release(k)
+	s.rearm(ctx, k)
+	return f, err
+}
+
+// Trigger starts FireNow in the background (the UI's "fire now"): it returns once
+// the schedule is found; the outcome arrives through Notify.
+func (s *Scheduler) Trigger(ctx context.Context, sessionID, scheduleID string) error {
+	if _, err := s.lookup(ctx, sessionID, scheduleID); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return errors.New("scheduler: stopped")
+	}
+	run := s.ctx
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		if _, err := s.FireNow(run, sessionID, scheduleID); err != nil && run.Err() == nil {
+			s.Logger.Warn("fire now", "session", sessionID, "schedule", scheduleID, "err", err)
+		}
+	}()
+	return nil
+}
+
+// Skip records the current target as skipped (no action runs): a one-shot is then
+// done and an every moves to its next target. It answers a catch-up question "no".
+func (s *Scheduler) Skip(ctx context.Context, sessionID, scheduleID string) (archive.ScheduleFire, error) {
+	it, err := s.lookup(ctx, sessionID, scheduleID)
+	if err != nil {
+		return archive.ScheduleFire{}, err
+	}
+	if it.LogbookNextFire == nil {
+		return archive.ScheduleFire{}, fmt.Errorf("schedule %s/%s is %s: nothing to skip", it.SessionID, it.ID, it.LogbookState)
+	}
+	f, err := s.store.RecordScheduleFire(ctx, archive.ScheduleFire{SessionID: it.SessionID, ScheduleID: it.ID,
+		FiredAt: s.Now(), TargetAt: *it.LogbookNextFire, Trigger: archive.TriggerManual, Action: "none",
+		Outcome: archive.FireSkipped, Attempts: 1, Settles: true})
+	if err != nil {
+		return f, err
+	}
+	s.rearm(ctx, schedKey{it.SessionID, it.ID})
+	return f, nil
+}
+
+// Pause stops a schedule from firing until Resume.
+func (s *Scheduler) Pause(ctx context.Context, sessionID, scheduleID string) error {
+	return s.override(ctx, sessionID, scheduleID, func(it archive.ScheduleItem) error {
+		return s.store.SetScheduleOverride(ctx, it.SessionID, it.ID, archive.OverridePaused)
+	})
+}
+
+// Dismiss stops a schedule from ever firing again (until Resume).
+func (s *Scheduler) Dismiss(ctx context.Context, sessionID, scheduleID string) error {
+	return s.override(ctx, sessionID, scheduleID, func(it archive.ScheduleItem) error {
+		return s.store.SetScheduleOverride(ctx, it.SessionID, it.ID, archive.OverrideDismissed)
+	})
+}
+
+// Resume clears a pause, a dismissal and a snooze. A schedule whose target passed
+// meanwhile is then overdue and caught up per the catch-up policy.
+func (s *Scheduler) Resume(ctx context.Context, sessionID, scheduleID string) error {
+	return s.override(ctx, sessionID, scheduleID, func(it archive.ScheduleItem) error {
+		return s.store.SetScheduleOverride(ctx, it.SessionID, it.ID, "")
+	})
+}
+
+// Snooze holds a schedule back for d from now.
+func (s *Scheduler) Snooze(ctx context.Context, sessionID, scheduleID string, d time.Duration) error {
+	if d <= 0 {
+		return errors.New("snooze needs a positive duration")
+	}
+	return s.override(ctx, sessionID, scheduleID, func(it archive.ScheduleItem) error {
+		return s.store.SnoozeSchedule(ctx, it.SessionID, it.ID, s.Now().Add(d))
+	})
+}
+
+// override applies an override to an active schedule and re-arms it.
+func (s *Scheduler) override(ctx context.Context, sessionID, scheduleID string, set func(archive.ScheduleItem) error) error {
+	it, err := s.lookup(ctx, sessionID, scheduleID)
+	if err != nil {
+		return err
+	}
+	if err := set(it); err != nil {
+		return err
+	}
+	s.rearm(ctx, schedKey{it.SessionID, it.ID})
+	return nil
+}
+
+// ArmedSchedule is one schedule armed on cron.
+type ArmedSchedule struct {
+	SessionID  string    `json:"session_id"`
+	ScheduleID string    `json:"schedule_id"`
+	Next       time.Time `json:"next"` // zero once a one-shot has run
+}
+
+// Armed lists the armed schedules, soonest first.
+func (s *Scheduler) Armed() []ArmedSchedule {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cron == nil {
+		return nil
+	}
+	nexts := s.entryNexts()
+	out := make([]ArmedSchedule, 0, len(s.armed))
+	for k, a := range s.armed {
+		out = append(out, ArmedSchedule{SessionID: k.session, ScheduleID: k.id, Next: nexts[a.id]})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Next.Equal(out[j].Next) {
+			return out[j].Next.IsZero() || (!out[i].Next.IsZero() && out[i].Next.Before(out[j].Next))
+		}
+		return out[i].SessionID+"/"+out[i].ScheduleID < out[j].SessionID+"/"+out[j].ScheduleID
+	})
+	return out
+}
+
+// onceSchedule is a one-shot's cron schedule: its instant once (at once if it has
+// passed), then never again.
+type onceSchedule struct {
+	at   time.Time
+	used atomic.Bool
+}
+
+// Next implements cron.Schedule.
+func (o *onceSchedule) Next(t time.Time) time.Time {
+	if o.used.Swap(true) {
+		return time.Time{}
+	}
+	if o.at.Before(t) {
+		return t
+	}
+	return o.at
+}
+
+// everySchedule is an every's cron schedule: first (at once if it has passed),
+// then each later target on the grid anchor + k*every, computed as dsh does
+// (dsh.NextEveryAfter), so missed intervals are never replayed and the cadence
+// keeps the session's phase. The zero time past year 9999 ends it, as in dsh.
+type everySchedule struct {
+	first, anchor time.Time
+	every         time.Duration
+	started       atomic.Bool
+}
+
+// Next implements cron.Schedule.
+func (e *everySchedule) Next(t time.Time) time.Time {
+	if !e.started.Swap(true) {
+		if e.first.Before(t) {
+			return t
+		}
+		return e.first
+	}
+	return dsh.NextEveryAfter(e.anchor, e.every, t)
+}
+
+// cronLogger adapts slog to cron's logger: its routine chatter at debug level.
+type cronLogger struct{ l *slog.Logger }
+
+func (c cronLogger) Info(msg string, kv ...any) { c.l.Debug("cron: "+msg, kv...) }
+
+func (c cronLogger) Error(err error, msg string, kv ...any) {
+	c.l.Error("cron: "+msg, append([]any{"err", err}, kv...)...)
+}

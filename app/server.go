@@ -1,0 +1,435 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/logbook/logbook/frontend"
+)
+
+// ServerOptions configure the HTTP server of the browser UI.
+type ServerOptions struct {
+	// Addr is the address the server listens on, with the real port (after
+	// binding port 0). Requests must name it, or a loopback alias with its port,
+	// in their Host header.
+	Addr string
+	// Token is the per-run secret a browser presents (once in the URL, then in a
+	// cookie). NewServer draws a random one when empty.
+	Token string
+	// AllowRemote drops the Host check, for a server deliberately reachable from
+	// other machines; the token and the Origin check still apply.
+	AllowRemote bool
+	// Assets is the UI bundle; frontend.Dist() when nil.
+	Assets fs.FS
+	// KeepAlive is the gap between keep-alive comments on the event stream; 25 s when 0.
+	KeepAlive time.Duration
+	Logger    *slog.Logger
+}
+
+// Server serves the UI bundle and the App's methods over HTTP, for `logbook
+// serve` and a browser. It is separate from App because every exported method of
+// App is bound into the window.
+//
+// Protection against other web pages and other local users' browsers:
+//   - a per-run token: GET /?token=T sets an HttpOnly, SameSite=Strict cookie and
+//     redirects to /; the page and every /api request need the cookie (or the
+//     X-Logbook-Token header);
+//   - the Host header must be the listen address or a loopback alias with its port,
+//     so a DNS-rebound name pointing at 127.0.0.1 gets nothing (421);
+//   - an Origin header, when present, must be this server's own origin (403);
+//   - POST /api requires Content-Type application/json, which no HTML form can send
+//     without a CORS preflight this server never grants.
+type Server struct {
+	app     *App
+	hub     *Hub
+	opts    ServerOptions
+	log     *slog.Logger
+	methods map[string]reflect.Method
+	hosts   map[string]bool
+	cookie  string
+	mux     *http.ServeMux
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// maxBody bounds a request body: arguments are ids, queries and small structs.
+const maxBody = 1 << 20
+
+// notBound are the App methods that are not JavaScript API (the Wails lifecycle
+// hooks), so they are not served either.
+var notBound = map[string]bool{"Startup": true, "Shutdown": true}
+
+// NewServer returns the HTTP handler for a; hub supplies the event stream.
+func NewServer(a *App, hub *Hub, opts ServerOptions) *Server {
+	if opts.Token == "" {
+		b := make([]byte, 32)
+		_, _ = rand.Read(b) // never fails (crypto/rand panics instead)
+		opts.Token = base64.RawURLEncoding.EncodeToString(b)
+	}
+	if opts.Assets == nil {
+		opts.Assets = frontend.Dist()
+	}
+	if opts.KeepAlive <= 0 {
+		opts.KeepAlive = 25 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	s := &Server{app: a, hub: hub, opts: opts, log: opts.Logger.With("component", "server"),
+		methods: map[string]reflect.Method{}, hosts: map[string]bool{}, closed: make(chan struct{})}
+	t := reflect.TypeOf(a)
+	for i := range t.NumMethod() {
+		if m := t.Method(i); !notBound[m.Name] {
+			s.methods[m.Name] = m
+		}
+	}
+	port := ""
+	if _, p, err := net.SplitHostPort(opts.Addr); err == nil {
+		port = p
+	}
+	s.cookie = "logbook_token_" + port // cookies ignore ports; two servers must not clash
+	s.hosts[strings.ToLower(opts.Addr)] = true
+	for _, h := range []string{"127.0.0.1", "localhost", "[::1]"} {
+		s.hosts[h+":"+port] = true
+	}
+	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("GET /api/events", s.serveEvents)
+	s.mux.HandleFunc("POST /api/{method}", s.serveCall)
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		if rest := strings.TrimPrefix(r.URL.Path, "/api/"); rest != "" && !strings.Contains(rest, "/") {
+			w.Header().Set("Allow", "POST")
+			writeError(w, http.StatusMethodNotAllowed, "API methods are called with POST")
+			return
+		}
+		writeError(w, http.StatusNotFound, "no such API endpoint")
+	})
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		s.serveStatic(w, r)
+	})
+	return s
+}
+
+// Token returns the per-run secret.
+func (s *Server) Token() string { return s.opts.Token }
+
+// URL returns the address to open in a browser, token included.
+func (s *Server) URL() string {
+	host := s.opts.Addr
+	if h, p, err := net.SplitHostPort(host); err == nil && (h == "" || h == "0.0.0.0" || h == "::") {
+		host = net.JoinHostPort("127.0.0.1", p)
+	}
+	return "http://" + host + "/?token=" + url.QueryEscape(s.opts.Token)
+}
+
+// Close ends the open event streams (http.Server.Shutdown waits for handlers,
+// and a stream never ends by itself); register it with RegisterOnShutdown.
+func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closed) }) }
+
+// ServeHTTP applies the protections, then routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.opts.AllowRemote && !s.hosts[strings.ToLower(r.Host)] {
+		// A name other than ours that resolves to us: DNS rebinding, or a mistake.
+		http.Error(w, "misdirected request: this server answers only to "+s.opts.Addr, http.StatusMisdirectedRequest)
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && !strings.EqualFold(o, "http://"+r.Host) {
+		http.Error(w, "forbidden: cross-origin request", http.StatusForbidden)
+		return
+	}
+	if tok := r.URL.Query().Get("token"); tok != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		s.acceptToken(w, r, tok)
+		return
+	}
+	if !s.authorized(r) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			writeError(w, http.StatusUnauthorized, "Not signed in: open the link `logbook serve` printed (it carries the access token).")
+			return
+		}
+		if isPage(r.URL.Path) {
+			writeHTML(w, http.StatusUnauthorized, tokenPage)
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// acceptToken exchanges a valid ?token= for the cookie and redirects to the same
+// page without it, so the secret leaves the address bar and the history.
+func (s *Server) acceptToken(w http.ResponseWriter, r *http.Request, tok string) {
+	if !s.validToken(tok) {
+		writeHTML(w, http.StatusUnauthorized, tokenPage)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.opts.Token, Path: "/",
+		HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	q := r.URL.Query()
+	q.Del("token")
+	target := "/"
+	if len(q) > 0 {
+		target += "?" + q.Encode()
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// authorized reports whether r carries the token, in the cookie or the header.
+func (s *Server) authorized(r *http.Request) bool {
+	if h := r.Header.Get("X-Logbook-Token"); h != "" {
+		return s.validToken(h)
+	}
+	c, err := r.Cookie(s.cookie)
+	return err == nil && s.validToken(c.Value)
+}
+
+func (s *Server) validToken(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.opts.Token)) == 1
+}
+
+// serveCall runs POST /api/{method}: the body is a JSON array of the method's
+// arguments, the response the JSON of its result or {"error": message}.
+func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, "API calls must be sent as application/json")
+		return
+	}
+	name := r.PathValue("method")
+	m, ok := s.methods[name]
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such method %q", name))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, "request body too large")
+		return
+	}
+	var raw []json.RawMessage
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, &raw); err != nil {
+			writeError(w, http.StatusBadRequest, "the body must be a JSON array of arguments: "+err.Error())
+			return
+		}
+	}
+	ft := m.Func.Type()
+	if want := ft.NumIn() - 1; len(raw) != want {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("%s takes %d arguments, got %d", name, want, len(raw)))
+		return
+	}
+	args := []reflect.Value{reflect.ValueOf(s.app)}
+	for i, arg := range raw {
+		v := reflect.New(ft.In(i + 1))
+		if err := json.Unmarshal(arg, v.Interface()); err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("%s argument %d: %v", name, i+1, err))
+			return
+		}
+		args = append(args, v.Elem())
+	}
+	out, err := s.call(m, args)
+	if err != nil {
+		writeError(w, errorStatus(err), FormatError(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+var errorType = reflect.TypeFor[error]()
+
+// call invokes a method and splits its results into a value (nil when it has
+// none) and an error; a panic becomes an error, as in Wails.
+func (s *Server) call(m reflect.Method, args []reflect.Value) (out any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s panicked: %v", m.Name, p)
+		}
+	}()
+	res := m.Func.Call(args)
+	if n := len(res); n > 0 && res[n-1].Type() == errorType {
+		if e := res[n-1]; !e.IsNil() {
+			return nil, e.Interface().(error)
+		}
+		res = res[:n-1]
+	}
+	if len(res) == 0 {
+		return nil, nil
+	}
+	return res[0].Interface(), nil
+}
+
+// serveEvents is GET /api/events: the hub's events as server-sent events, with a
+// comment every KeepAlive so proxies and browsers keep the stream open.
+func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	sub := s.hub.subscribe()
+	defer s.hub.unsubscribe(sub)
+	w.WriteHeader(http.StatusOK)
+	if _, err := io.WriteString(w, "retry: 2000\n: connected\n\n"); err != nil {
+		return
+	}
+	if rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(s.opts.KeepAlive)
+	defer tick.Stop()
+	for {
+		var buf bytes.Buffer
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.closed:
+			return
+		case <-tick.C:
+			buf.WriteString(": keep-alive\n\n")
+		case <-sub.wake:
+			for _, e := range sub.take() {
+				// json.Marshal never emits a raw newline, so one data line holds it all.
+				fmt.Fprintf(&buf, "event: %s\ndata: %s\n\n", e.Name, e.Data)
+			}
+		}
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return
+		}
+		if rc.Flush() != nil {
+			return
+		}
+	}
+}
+
+// serveStatic serves the UI bundle: the page is revalidated on every load, the
+// content-hashed /assets/* files are cached for good.
+func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
+	if name == "" {
+		name = "index.html"
+	}
+	data, err := fs.ReadFile(s.opts.Assets, name)
+	if err != nil {
+		if name == "index.html" {
+			writeHTML(w, http.StatusServiceUnavailable, notBuiltPage)
+			return
+		}
+		http.NotFound(w, r)
+		return
+	}
+	hd := w.Header()
+	if strings.HasPrefix(name, "assets/") {
+		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		hd.Set("Cache-Control", "no-cache")
+	}
+	if path.Ext(name) == ".html" {
+		securityHeaders(hd)
+	}
+	hd.Set("X-Content-Type-Options", "nosniff")
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
+}
+
+// isPage reports whether a path is the UI page (which needs the token; the
+// bundle's scripts and styles hold no data and do not).
+func isPage(p string) bool {
+	return p == "/" || p == "/index.html"
+}
+
+// securityHeaders keep the page out of other sites' frames and its scripts to its
+// own origin.
+func securityHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, FormatError(fmt.Errorf("encode response: %w", err)))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+	_, _ = w.Write([]byte("\n"))
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+func writeHTML(w http.ResponseWriter, status int, page string) {
+	securityHeaders(w.Header())
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, page)
+}
+
+const tokenPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Logbook: sign-in link needed</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40em; margin: 4em auto; line-height: 1.5">
+<h1>Logbook</h1>
+<p>This page needs the link that <code>logbook serve</code> printed in its terminal
+(<code>http://127.0.0.1:PORT/?token=…</code>). The token in it keeps other web pages and
+other users of this machine out of your archive.</p>
+</body></html>
+`
+
+const notBuiltPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Logbook: UI not built</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40em; margin: 4em auto; line-height: 1.5">
+<h1>Logbook</h1>
+<p>The UI bundle is not built: run <code>make build</code> (it runs <code>npm run build</code> in
+<code>frontend/</code>), then start the server again.</p>
+</body></html>
+`
+
+// ListenAndServe serves s on ln until ctx is cancelled, then shuts down gracefully
+// (open event streams are ended first).
+func ListenAndServe(ctx context.Context, ln net.Listener, s *Server) error {
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	hs.RegisterOnShutdown(s.Close)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
+		err = e
+	}
+	return err
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// lockedBuffer is a bytes.Buffer safe to read while a command writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startServe runs `logbook serve` in the background on a free port and returns
+// the printed link, the output and a channel with the exit status.
+func startServe(t *testing.T, ctx context.Context, args ...string) (string, *lockedBuffer, <-chan int) {
+	t.Helper()
+	// No real session root may be imported.
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("DSH_HOME", "")
+	var out, errOut lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append([]string{"--data", t.TempDir(), "serve", "--addr", "127.0.0.1:0"}, args...), &out, &errOut)
+	}()
+	link := regexp.MustCompile(`Logbook UI: (http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]{43})\n`)
+	var url string
+	require.Eventually(t, func() bool {
+		m := link.FindStringSubmatch(out.String())
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil
+	}, 30*time.Second, 10*time.Millisecond, "stdout: %s\nstderr: %s", &out, &errOut)
+	return url, &out, done
+}
+
+// browser is an HTTP client with a cookie jar, like a browser tab.
+func browser(t *testing.T) *http.Client {
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	return &http.Client{Jar: jar, Timeout: 10 * time.Second}
+}
+
+func postJSON(t *testing.T, c *http.Client, url, body string) (int, string) {
+	t.Helper()
+	resp, err := c.Post(url, "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
+}
+
+func TestServe(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	link, _, done := startServe(t, ctx, "--demo-if-empty")
+	base := link[:strings.Index(link, "/?token=")]
+
+	c := browser(t)
+	resp, err := c.Get(link)
+	require.NoError(t, err)
+	resp.Body.Close()
+	// 200 with a built UI, 503 with the "not built" page; either way the token was taken.
+	assert.Contains(t, []int{200, 503}, resp.StatusCode)
+	assert.Equal(t, base+"/", resp.Request.URL.String())
+
+	// The empty archive gets the demo (in the background after the start-up import).
+	var info struct {
+		Mode     string `json:"mode"`
+		Sessions int    `json:"sessions"`
+		Demo     bool   `json:"demo"`
+	}
+	require.Eventually(t, func() bool {
+		status, body := postJSON(t, c, base+"/api/Info", "[]")
+		return status == 200 && json.Unmarshal([]byte(body), &info) == nil && info.Demo && info.Sessions > 0
+	}, 60*time.Second, 50*time.Millisecond)
+	assert.Equal(t, "web", info.Mode)
+
+	status, _ := postJSON(t, browser(t), base+"/api/Info", "[]")
+	assert.Equal(t, http.StatusUnauthorized, status, "a client without the link's cookie is refused")
+
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, 0, code)
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop when its context was cancelled")
+	}
+}
+
+func TestServeSelfTest(t *testing.T) {
+	t.Setenv("APP_SELFTEST", "1")
+	link, out, done := startServe(t, context.Background(), "--no-import")
+	c := browser(t)
+	resp, err := c.Get(link)
+	require.NoError(t, err)
+	resp.Body.Close()
+	base := link[:strings.Index(link, "/?token=")]
+	status, body := postJSON(t, c, base+"/api/Info", "[]")
+	require.Equal(t, 200, status)
+	assert.Contains(t, body, `"self_test":true`)
+	status, body = postJSON(t, c, base+"/api/SelfTest", `["ui-loaded"]`)
+	require.Equal(t, 200, status)
+	assert.Equal(t, "\"selftest:ui-loaded\"\n", body)
+	select {
+	case code := <-done:
+		assert.Equal(t, 0, code)
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop after the self-test")
+	}
+	assert.Contains(t, out.String(), "SELFTEST OK ui-loaded mode=web\n")
+}
+
+func TestServeFlags(t *testing.T) {
+	data := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"every interface", []string{"serve", "--addr", "0.0.0.0:0"}, "--allow-remote"},
+		{"no host", []string{"serve", "--addr", ":0"}, "--allow-remote"},
+		{"bad address", []string{"serve", "--addr", "nonsense"}, "--addr"},
+		{"extra argument", []string{"serve", "now"}, `unexpected argument "now"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cliData(t, data, tt.args...)
+			assert.Equal(t, 2, r.code, r.stderr)
+			assert.Contains(t, r.stderr, tt.msg)
+			assert.Empty(t, r.stdout)
+		})
+	}
+	for _, h := range []string{"127.0.0.1", "localhost", "::1", "127.0.0.2"} {
+		assert.True(t, isLoopback(h), h)
+	}
+	for _, h := range []string{"", "0.0.0.0", "::", "192.168.1.2", "example.com"} {
+		assert.False(t, isLoopback(h), h)
+	}
+}
+
+func TestNoCommandWithoutWindow(t *testing.T) {
+	if desktopBuild {
+		t.Skip("a desktop build opens the window")
+	}
+	r := cliData(t, t.TempDir())
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "usage: logbook")
+	assert.Contains(t, r.stderr, "this build has no desktop window; run `logbook serve`")
+	r = cliData(t, t.TempDir(), "window")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "no desktop window")
+}
