@@ -78,6 +78,10 @@ func TestImportGeneratedFamilies(t *testing.T) {
 			byComp := map[string]archive.Compaction{}
 			for _, c := range comps {
 				byComp[c.CompactionID] = c
+				if c.Kind == "prune" {
+					assert.NotNil(t, c.StartedAt, "a prune has its event's time")
+					assert.NotNil(t, c.Turn, "a prune has its event's turn")
+				}
 			}
 			msgs, err := s.Messages(ctx, fr.SessionID)
 			require.NoError(t, err)

@@ -244,10 +244,13 @@ func (s *Store) Compactions(ctx context.Context, f ItemFilter) ([]Compaction, er
 		return nil, err
 	}
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT s.id, c.compaction_id, c.kind, c.turn, c.status, c.started_at, c.ended_at, c.start_seq, c.summary_seq,
+		SELECT s.id, c.compaction_id, c.kind, COALESCE(c.turn, p.turn), c.status,
+		       COALESCE(c.started_at, p.time), COALESCE(c.ended_at, p.time), c.start_seq, c.summary_seq,
 		       c.replace_seq, c.end_seq, COALESCE(c.summary, ''), c.shadowed_start, c.shadowed_end, c.shadowed_seqs,
 		       c.shadowed_tokens, COALESCE(c.provider, ''), COALESCE(c.model, ''), c.error
 		FROM compactions c JOIN sessions s ON s.pk = c.session_pk
+		-- A prune is one instantaneous event: its time and turn are that event's.
+		LEFT JOIN events p ON c.kind = 'prune' AND p.session_pk = c.session_pk AND p.seq = c.summary_seq
 		WHERE (? = 0 OR c.session_pk = ?)
 		ORDER BY s.id, COALESCE(c.start_seq, c.summary_seq, c.end_seq)`, pk, pk)
 	if err != nil {
