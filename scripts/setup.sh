@@ -15,8 +15,9 @@ log() { printf 'setup: %s\n' "$*"; }
 pkgs=(zstd ca-certificates git make)
 # The desktop window (Wails v2, cgo): GTK 3 and WebKitGTK 4.0 headers (toolchain.md §1).
 pkgs+=(libgtk-3-dev libwebkit2gtk-4.0-dev pkg-config gcc)
-# The window self-test under a virtual display; without a font nothing renders.
-pkgs+=(xvfb xauth fonts-dejavu-core)
+# The window self-test under a virtual display; without a font nothing renders, and
+# without a CJK font the (often Chinese) sessions render as boxes.
+pkgs+=(xvfb xauth fonts-dejavu-core fonts-wqy-zenhei)
 # Browser end-to-end tests of the served UI (chromedp drives it over CDP).
 pkgs+=(chromium)
 # The UI is built with npm (Vite). Debian's nodejs is only installed when there is

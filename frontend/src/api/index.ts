@@ -101,4 +101,11 @@ export const api = {
   createDemo: () => call<void>('CreateDemo'),
   selfTest: (marker: string) => call<string>('SelfTest', marker),
   call,
+  schedules: () => call<import('./types').ScheduleItem[]>('Schedules'),
+  scheduleAction: (sessionId: string, scheduleId: string, action: import('./types').ScheduleAction, snoozeMinutes = 0) =>
+    call<void>('ScheduleAction', sessionId, scheduleId, action, snoozeMinutes),
+  scheduleFires: (sessionId: string, scheduleId: string) =>
+    call<import('./types').ScheduleFire[]>('ScheduleFires', sessionId, scheduleId),
+  schedulerConfig: () => call<import('./types').SchedulerConfig>('SchedulerConfig'),
+  setSchedulerConfig: (c: import('./types').SchedulerConfig) => call<void>('SetSchedulerConfig', c),
 };

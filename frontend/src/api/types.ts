@@ -67,6 +67,7 @@ export type ItemKind = 'message' | 'tool' | 'approval' | 'compaction' | 'turn' |
 export interface TimelineItem {
   seq: number; type: string; kind: ItemKind; time: string; turn: number | null; step: number | null;
   surface: 'current' | 'shadowed' | 'log-only'; shadowed_by?: number;
+  inherited?: boolean; // part of a fork's seed, inherited from the parent session
   message?: Message; tool?: ToolCall; approval?: Approval; compaction?: Compaction; marker?: Marker;
 }
 
@@ -113,4 +114,34 @@ export interface EventMap {
   'import:done': ImportRun;
   'archive:changed': { sessions: string[] };
   'schedule:fired': unknown;
+}
+
+// Scheduled prompts (app/schedules.go, archive/schedule_ops.go). state and next_fire
+// are what the session's own fold says; the logbook_* members are what Logbook does.
+export type LogbookScheduleState = 'scheduled' | 'overdue' | 'paused' | 'dismissed' | 'fired' | 'completed' | 'deleted';
+
+export interface ScheduleFire {
+  id: number; session_id: string; schedule_id: string; fired_at: string; target_at: string;
+  trigger: 'scheduled' | 'catch-up' | 'manual'; action: string; outcome: 'ok' | 'failed' | 'skipped' | 'asked';
+  error?: string; attempts: number; settles: boolean;
+}
+
+export interface ScheduleItem {
+  session_id: string; id: string; kind: 'at' | 'after' | 'every'; prompt: string;
+  after_seconds?: number; every_seconds?: number; status: 'active' | 'deleted' | 'completed';
+  state: 'scheduled' | 'overdue' | 'deleted' | 'completed'; scheduled_at: string; next_fire: string | null;
+  created_seq: number; created_at: string; dispatch_count: number; last_accepted_at?: string;
+  cwd?: string; override?: 'paused' | 'dismissed'; snoozed_until?: string;
+  logbook_state: LogbookScheduleState; logbook_next_fire: string | null; fire_count: number; last_fire?: ScheduleFire;
+}
+
+/** Payload of the schedule:fired event. */
+export interface ScheduleFired extends ScheduleFire { kind: string; prompt: string; cwd?: string }
+
+export type ScheduleAction = 'pause' | 'resume' | 'snooze' | 'fire' | 'skip' | 'dismiss';
+
+export interface SchedulerConfig {
+  action: 'notify' | 'command' | 'webhook'; command: string[] | null; webhook_url: string;
+  timeout_seconds: number; retries: number; backoff_seconds: number; catch_up: 'fire' | 'ask' | 'skip';
+  max_catch_up_hours: number;
 }

@@ -1,0 +1,1182 @@
+export namespace app {
+	
+	export class ImportRun {
+	    // Go type: time
+	    started_at: any;
+	    // Go type: time
+	    finished_at?: any;
+	    roots: string[];
+	    summary?: archive.Summary;
+	    gone: string[];
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportRun(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.started_at = this.convertValues(source["started_at"], null);
+	        this.finished_at = this.convertValues(source["finished_at"], null);
+	        this.roots = source["roots"];
+	        this.summary = this.convertValues(source["summary"], archive.Summary);
+	        this.gone = source["gone"];
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ImportStatus {
+	    roots: string[];
+	    running: boolean;
+	    last?: ImportRun;
+	    files: archive.FileStatus[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.roots = source["roots"];
+	        this.running = source["running"];
+	        this.last = this.convertValues(source["last"], ImportRun);
+	        this.files = this.convertValues(source["files"], archive.FileStatus);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Info {
+	    version: string;
+	    mode: string;
+	    data_dir: string;
+	    roots: string[];
+	    sessions: number;
+	    demo: boolean;
+	    importing: boolean;
+	    self_test: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Info(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.mode = source["mode"];
+	        this.data_dir = source["data_dir"];
+	        this.roots = source["roots"];
+	        this.sessions = source["sessions"];
+	        this.demo = source["demo"];
+	        this.importing = source["importing"];
+	        this.self_test = source["self_test"];
+	    }
+	}
+	export class SchedulerConfig {
+	    action: string;
+	    command: string[];
+	    webhook_url: string;
+	    timeout_seconds: number;
+	    retries: number;
+	    backoff_seconds: number;
+	    catch_up: string;
+	    max_catch_up_hours: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SchedulerConfig(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.action = source["action"];
+	        this.command = source["command"];
+	        this.webhook_url = source["webhook_url"];
+	        this.timeout_seconds = source["timeout_seconds"];
+	        this.retries = source["retries"];
+	        this.backoff_seconds = source["backoff_seconds"];
+	        this.catch_up = source["catch_up"];
+	        this.max_catch_up_hours = source["max_catch_up_hours"];
+	    }
+	}
+	export class SearchRequest {
+	    query: string;
+	    sort: string;
+	    limit: number;
+	    cursor: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.query = source["query"];
+	        this.sort = source["sort"];
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	    }
+	}
+	export class SessionDetail {
+	    session: archive.Session;
+	    relations: archive.Relations;
+	    files: archive.FileStatus[];
+	    problems: dsh.Problem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionDetail(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session = this.convertValues(source["session"], archive.Session);
+	        this.relations = this.convertValues(source["relations"], archive.Relations);
+	        this.files = this.convertValues(source["files"], archive.FileStatus);
+	        this.problems = this.convertValues(source["problems"], dsh.Problem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace archive {
+	
+	export class Approval {
+	    session_id: string;
+	    id: string;
+	    toolName: string;
+	    callId?: string;
+	    reason?: string;
+	    turn?: number;
+	    asked_seq?: number;
+	    // Go type: time
+	    asked_at?: any;
+	    decided_seq?: number;
+	    // Go type: time
+	    decided_at?: any;
+	    outcome?: string;
+	    policy?: string;
+	    sandbox_mode?: string;
+	    permission_preset?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Approval(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.id = source["id"];
+	        this.toolName = source["toolName"];
+	        this.callId = source["callId"];
+	        this.reason = source["reason"];
+	        this.turn = source["turn"];
+	        this.asked_seq = source["asked_seq"];
+	        this.asked_at = this.convertValues(source["asked_at"], null);
+	        this.decided_seq = source["decided_seq"];
+	        this.decided_at = this.convertValues(source["decided_at"], null);
+	        this.outcome = source["outcome"];
+	        this.policy = source["policy"];
+	        this.sandbox_mode = source["sandbox_mode"];
+	        this.permission_preset = source["permission_preset"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Compaction {
+	    session_id: string;
+	    compactionId: string;
+	    kind: string;
+	    turn?: number;
+	    status: string;
+	    // Go type: time
+	    started_at?: any;
+	    // Go type: time
+	    ended_at?: any;
+	    start_seq?: number;
+	    summary_seq?: number;
+	    replace_seq?: number;
+	    end_seq?: number;
+	    summary?: string;
+	    shadowed_start?: number;
+	    shadowed_end?: number;
+	    shadowedSeqs: number[];
+	    shadowed_tokens?: number;
+	    provider?: string;
+	    model?: string;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Compaction(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.compactionId = source["compactionId"];
+	        this.kind = source["kind"];
+	        this.turn = source["turn"];
+	        this.status = source["status"];
+	        this.started_at = this.convertValues(source["started_at"], null);
+	        this.ended_at = this.convertValues(source["ended_at"], null);
+	        this.start_seq = source["start_seq"];
+	        this.summary_seq = source["summary_seq"];
+	        this.replace_seq = source["replace_seq"];
+	        this.end_seq = source["end_seq"];
+	        this.summary = source["summary"];
+	        this.shadowed_start = source["shadowed_start"];
+	        this.shadowed_end = source["shadowed_end"];
+	        this.shadowedSeqs = source["shadowedSeqs"];
+	        this.shadowed_tokens = source["shadowed_tokens"];
+	        this.provider = source["provider"];
+	        this.model = source["model"];
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class FileStatus {
+	    path: string;
+	    session_id: string;
+	    verdict: string;
+	    error_kind?: string;
+	    error_line?: number;
+	    error_offset?: number;
+	    error_message?: string;
+	    warnings: number;
+	    records: number;
+	    events: number;
+	    size: number;
+	    compressed: boolean;
+	    gone: boolean;
+	    duplicate: boolean;
+	    // Go type: time
+	    first_seen: any;
+	    // Go type: time
+	    last_import: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.session_id = source["session_id"];
+	        this.verdict = source["verdict"];
+	        this.error_kind = source["error_kind"];
+	        this.error_line = source["error_line"];
+	        this.error_offset = source["error_offset"];
+	        this.error_message = source["error_message"];
+	        this.warnings = source["warnings"];
+	        this.records = source["records"];
+	        this.events = source["events"];
+	        this.size = source["size"];
+	        this.compressed = source["compressed"];
+	        this.gone = source["gone"];
+	        this.duplicate = source["duplicate"];
+	        this.first_seen = this.convertValues(source["first_seen"], null);
+	        this.last_import = this.convertValues(source["last_import"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MarkerField {
+	    name: string;
+	    value: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MarkerField(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.value = source["value"];
+	    }
+	}
+	export class TodoItem {
+	    content: string;
+	    status: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TodoItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.content = source["content"];
+	        this.status = source["status"];
+	    }
+	}
+	export class Marker {
+	    label: string;
+	    detail?: string;
+	    todos?: TodoItem[];
+	    status?: string;
+	    fields?: MarkerField[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Marker(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.label = source["label"];
+	        this.detail = source["detail"];
+	        this.todos = this.convertValues(source["todos"], TodoItem);
+	        this.status = source["status"];
+	        this.fields = this.convertValues(source["fields"], MarkerField);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Message {
+	    session_id: string;
+	    seq: number;
+	    // Go type: time
+	    time: any;
+	    turn?: number;
+	    step?: number;
+	    role: string;
+	    kind: string;
+	    source_kind?: string;
+	    plugin?: string;
+	    text: string;
+	    reasoning?: string;
+	    model?: string;
+	    surface: string;
+	    shadowed_by?: number;
+	    interrupted?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Message(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.seq = source["seq"];
+	        this.time = this.convertValues(source["time"], null);
+	        this.turn = source["turn"];
+	        this.step = source["step"];
+	        this.role = source["role"];
+	        this.kind = source["kind"];
+	        this.source_kind = source["source_kind"];
+	        this.plugin = source["plugin"];
+	        this.text = source["text"];
+	        this.reasoning = source["reasoning"];
+	        this.model = source["model"];
+	        this.surface = source["surface"];
+	        this.shadowed_by = source["shadowed_by"];
+	        this.interrupted = source["interrupted"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SessionRef {
+	    id: string;
+	    title: string;
+	    origin?: string;
+	    delegation_depth: number;
+	    // Go type: time
+	    created_at: any;
+	    health: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.origin = source["origin"];
+	        this.delegation_depth = source["delegation_depth"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.health = source["health"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Relations {
+	    parent_id?: string;
+	    parent?: SessionRef;
+	    children: SessionRef[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Relations(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.parent_id = source["parent_id"];
+	        this.parent = this.convertValues(source["parent"], SessionRef);
+	        this.children = this.convertValues(source["children"], SessionRef);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ScheduleFire {
+	    id: number;
+	    session_id: string;
+	    schedule_id: string;
+	    // Go type: time
+	    fired_at: any;
+	    // Go type: time
+	    target_at: any;
+	    trigger: string;
+	    action: string;
+	    outcome: string;
+	    error?: string;
+	    attempts: number;
+	    settles: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ScheduleFire(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.session_id = source["session_id"];
+	        this.schedule_id = source["schedule_id"];
+	        this.fired_at = this.convertValues(source["fired_at"], null);
+	        this.target_at = this.convertValues(source["target_at"], null);
+	        this.trigger = source["trigger"];
+	        this.action = source["action"];
+	        this.outcome = source["outcome"];
+	        this.error = source["error"];
+	        this.attempts = source["attempts"];
+	        this.settles = source["settles"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ScheduleItem {
+	    session_id: string;
+	    id: string;
+	    kind: string;
+	    prompt: string;
+	    after_seconds?: number;
+	    every_seconds?: number;
+	    status: string;
+	    state: string;
+	    // Go type: time
+	    scheduled_at: any;
+	    // Go type: time
+	    next_fire?: any;
+	    created_seq: number;
+	    // Go type: time
+	    created_at: any;
+	    dispatch_count: number;
+	    // Go type: time
+	    last_accepted_at?: any;
+	    cwd?: string;
+	    override?: string;
+	    // Go type: time
+	    snoozed_until?: any;
+	    logbook_state: string;
+	    // Go type: time
+	    logbook_next_fire?: any;
+	    fire_count: number;
+	    last_fire?: ScheduleFire;
+	
+	    static createFrom(source: any = {}) {
+	        return new ScheduleItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.id = source["id"];
+	        this.kind = source["kind"];
+	        this.prompt = source["prompt"];
+	        this.after_seconds = source["after_seconds"];
+	        this.every_seconds = source["every_seconds"];
+	        this.status = source["status"];
+	        this.state = source["state"];
+	        this.scheduled_at = this.convertValues(source["scheduled_at"], null);
+	        this.next_fire = this.convertValues(source["next_fire"], null);
+	        this.created_seq = source["created_seq"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.dispatch_count = source["dispatch_count"];
+	        this.last_accepted_at = this.convertValues(source["last_accepted_at"], null);
+	        this.cwd = source["cwd"];
+	        this.override = source["override"];
+	        this.snoozed_until = this.convertValues(source["snoozed_until"], null);
+	        this.logbook_state = source["logbook_state"];
+	        this.logbook_next_fire = this.convertValues(source["logbook_next_fire"], null);
+	        this.fire_count = source["fire_count"];
+	        this.last_fire = this.convertValues(source["last_fire"], ScheduleFire);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Tokens {
+	    input: number;
+	    output: number;
+	    reasoning: number;
+	    cache_read: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Tokens(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.input = source["input"];
+	        this.output = source["output"];
+	        this.reasoning = source["reasoning"];
+	        this.cache_read = source["cache_read"];
+	    }
+	}
+	export class Session {
+	    id: string;
+	    agent: string;
+	    title: string;
+	    title_source?: string;
+	    cwd?: string;
+	    project: string;
+	    parent_session?: string;
+	    seed_length?: number;
+	    origin?: string;
+	    delegation_depth: number;
+	    agent_preset?: string;
+	    // Go type: time
+	    created_at: any;
+	    // Go type: time
+	    updated_at: any;
+	    models: string[];
+	    records: number;
+	    events: number;
+	    last_seq: number;
+	    turns: number;
+	    messages: number;
+	    tool_calls: number;
+	    tokens: Tokens;
+	    health: string;
+	    approval_policy?: string;
+	    sandbox_mode?: string;
+	    path?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Session(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.agent = source["agent"];
+	        this.title = source["title"];
+	        this.title_source = source["title_source"];
+	        this.cwd = source["cwd"];
+	        this.project = source["project"];
+	        this.parent_session = source["parent_session"];
+	        this.seed_length = source["seed_length"];
+	        this.origin = source["origin"];
+	        this.delegation_depth = source["delegation_depth"];
+	        this.agent_preset = source["agent_preset"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.updated_at = this.convertValues(source["updated_at"], null);
+	        this.models = source["models"];
+	        this.records = source["records"];
+	        this.events = source["events"];
+	        this.last_seq = source["last_seq"];
+	        this.turns = source["turns"];
+	        this.messages = source["messages"];
+	        this.tool_calls = source["tool_calls"];
+	        this.tokens = this.convertValues(source["tokens"], Tokens);
+	        this.health = source["health"];
+	        this.approval_policy = source["approval_policy"];
+	        this.sandbox_mode = source["sandbox_mode"];
+	        this.path = source["path"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Summary {
+	    files: number;
+	    ok: number;
+	    recovered: number;
+	    corrupt: number;
+	    unsupported: number;
+	    changed: number;
+	    unchanged: number;
+	    events: number;
+	    bytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Summary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.files = source["files"];
+	        this.ok = source["ok"];
+	        this.recovered = source["recovered"];
+	        this.corrupt = source["corrupt"];
+	        this.unsupported = source["unsupported"];
+	        this.changed = source["changed"];
+	        this.unchanged = source["unchanged"];
+	        this.events = source["events"];
+	        this.bytes = source["bytes"];
+	    }
+	}
+	export class ToolCall {
+	    session_id: string;
+	    call_id: string;
+	    name: string;
+	    arguments: string;
+	    turn?: number;
+	    step?: number;
+	    call_seq: number;
+	    // Go type: time
+	    call_time: any;
+	    result_seq?: number;
+	    // Go type: time
+	    result_time?: any;
+	    output?: string;
+	    is_error: boolean;
+	    error_name?: string;
+	    error_code?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolCall(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.call_id = source["call_id"];
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	        this.turn = source["turn"];
+	        this.step = source["step"];
+	        this.call_seq = source["call_seq"];
+	        this.call_time = this.convertValues(source["call_time"], null);
+	        this.result_seq = source["result_seq"];
+	        this.result_time = this.convertValues(source["result_time"], null);
+	        this.output = source["output"];
+	        this.is_error = source["is_error"];
+	        this.error_name = source["error_name"];
+	        this.error_code = source["error_code"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TimelineItem {
+	    seq: number;
+	    type: string;
+	    kind: string;
+	    // Go type: time
+	    time: any;
+	    turn?: number;
+	    step?: number;
+	    surface: string;
+	    shadowed_by?: number;
+	    inherited?: boolean;
+	    message?: Message;
+	    tool?: ToolCall;
+	    approval?: Approval;
+	    compaction?: Compaction;
+	    marker?: Marker;
+	
+	    static createFrom(source: any = {}) {
+	        return new TimelineItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.type = source["type"];
+	        this.kind = source["kind"];
+	        this.time = this.convertValues(source["time"], null);
+	        this.turn = source["turn"];
+	        this.step = source["step"];
+	        this.surface = source["surface"];
+	        this.shadowed_by = source["shadowed_by"];
+	        this.inherited = source["inherited"];
+	        this.message = this.convertValues(source["message"], Message);
+	        this.tool = this.convertValues(source["tool"], ToolCall);
+	        this.approval = this.convertValues(source["approval"], Approval);
+	        this.compaction = this.convertValues(source["compaction"], Compaction);
+	        this.marker = this.convertValues(source["marker"], Marker);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TimelinePage {
+	    session_id: string;
+	    items: TimelineItem[];
+	    has_before: boolean;
+	    has_after: boolean;
+	    total: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TimelinePage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.items = this.convertValues(source["items"], TimelineItem);
+	        this.has_before = source["has_before"];
+	        this.has_after = source["has_after"];
+	        this.total = source["total"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TimelineQuery {
+	    after?: number;
+	    before?: number;
+	    around?: number;
+	    limit: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TimelineQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.after = source["after"];
+	        this.before = source["before"];
+	        this.around = source["around"];
+	        this.limit = source["limit"];
+	    }
+	}
+	
+	
+
+}
+
+export namespace dsh {
+	
+	export class Problem {
+	    kind: string;
+	    line: number;
+	    offset: number;
+	    seq?: number;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Problem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.line = source["line"];
+	        this.offset = source["offset"];
+	        this.seq = source["seq"];
+	        this.message = source["message"];
+	    }
+	}
+
+}
+
+export namespace index {
+	
+	export class FacetCount {
+	    term: string;
+	    count: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new FacetCount(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.term = source["term"];
+	        this.count = source["count"];
+	    }
+	}
+	export class Facets {
+	    kind: FacetCount[];
+	    tool: FacetCount[];
+	    project: FacetCount[];
+	    month: FacetCount[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Facets(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = this.convertValues(source["kind"], FacetCount);
+	        this.tool = this.convertValues(source["tool"], FacetCount);
+	        this.project = this.convertValues(source["project"], FacetCount);
+	        this.month = this.convertValues(source["month"], FacetCount);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Hit {
+	    id: string;
+	    session_id: string;
+	    seq: number;
+	    kind: string;
+	    role: string;
+	    tool: string;
+	    project: string;
+	    surface: string;
+	    // Go type: time
+	    time: any;
+	    is_error: boolean;
+	    score: number;
+	    fragments: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Hit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.session_id = source["session_id"];
+	        this.seq = source["seq"];
+	        this.kind = source["kind"];
+	        this.role = source["role"];
+	        this.tool = source["tool"];
+	        this.project = source["project"];
+	        this.surface = source["surface"];
+	        this.time = this.convertValues(source["time"], null);
+	        this.is_error = source["is_error"];
+	        this.score = source["score"];
+	        this.fragments = source["fragments"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Result {
+	    total: number;
+	    hits: Hit[];
+	    facets: Facets;
+	    next_cursor: string;
+	    took_ms: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Result(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.total = source["total"];
+	        this.hits = this.convertValues(source["hits"], Hit);
+	        this.facets = this.convertValues(source["facets"], Facets);
+	        this.next_cursor = source["next_cursor"];
+	        this.took_ms = source["took_ms"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
