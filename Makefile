@@ -9,6 +9,7 @@
 #                      build, go vet + every Go test, the desktop build + its vet + the window
 #                      self-test under Xvfb, and a check that frontend/wailsjs is current
 #   make selftest      open the window under Xvfb; the UI calls Go and the app quits (needs a desktop build)
+#   make bench-window  memory and idle CPU of the desktop window under Xvfb
 #   make bindings      regenerate frontend/wailsjs (wails generate module, the go.mod-pinned CLI)
 #   make test-race     the Go tests under the race detector (slow on a cold 2-core build)
 #   make bench         all benchmarks at a small scale, one iteration each
@@ -34,7 +35,7 @@ FIND_GO := find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/
 
 NPM_STAMP := frontend/node_modules/.package-lock.json
 
-.PHONY: run setup build ui bindings bindings-check selftest test test-race bench bench-import bench-search lint fmt clean
+.PHONY: run setup build ui bindings bindings-check selftest test test-race bench bench-import bench-search bench-window lint fmt clean
 
 run: setup build
 	./$(BIN) import
@@ -122,6 +123,10 @@ bench:
 
 bench-import:
 	LOGBOOK_BENCH_GB=1 $(GO) test -run '^$$' -bench 'BenchmarkImport|BenchmarkRescan10k' -benchtime 1x -timeout 60m ./archive/
+
+# Memory and idle CPU of the desktop window under Xvfb (needs the desktop build).
+bench-window: build
+	bash scripts/bench-window.sh $(BIN)
 
 bench-search:
 	LOGBOOK_BENCH_BLOCKS=1000000 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 90m ./index/
