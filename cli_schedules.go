@@ -234,21 +234,38 @@ func cmdScheduler(ctx context.Context, e *env, args []string) error {
 		if len(armed) > 0 && !armed[0].Next.IsZero() {
 			fmt.Fprintf(e.stderr, ", next at %s", armed[0].Next.Local().Format("2006-01-02 15:04:05 MST"))
 		}
-		fmt.Fprintln(e.stderr, ". Interrupt to stop; send SIGHUP after an import to reload.")
+		fmt.Fprintln(e.stderr, ". Interrupt to stop.")
 	}
-	// The scheduler has no import of its own: another process imports, and SIGHUP
-	// makes this one re-read the archive.
+	// The scheduler has no import of its own: another process (`logbook import`, a
+	// cron job) imports. A one-row query every few seconds notices such an import
+	// and re-reads the archive; SIGHUP forces a reload at once.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	tick := time.NewTicker(schedulerWatchEvery)
+	defer tick.Stop()
+	stamp, _ := s.ChangeStamp(ctx)
+	reload := func() {
+		if err := sch.Reload(ctx); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(e.stderr, "logbook scheduler: reload: %v\n", err)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return sch.Stop()
 		case <-hup:
-			if err := sch.Reload(ctx); err != nil {
-				fmt.Fprintf(e.stderr, "logbook scheduler: reload: %v\n", err)
+			stamp, _ = s.ChangeStamp(ctx)
+			reload()
+		case <-tick.C:
+			if now, err := s.ChangeStamp(ctx); err == nil && now != stamp {
+				stamp = now
+				reload()
 			}
 		}
 	}
 }
+
+// schedulerWatchEvery is how often the standalone scheduler looks for imports made
+// by other processes (a variable so tests can shorten it).
+var schedulerWatchEvery = 5 * time.Second

@@ -190,3 +190,42 @@ func TestCLISchedulerRunsUntilInterrupted(t *testing.T) {
 	assert.Equal(t, "fired", scheduleByID(t, data, "schedule-1")["logbook_state"])
 	assert.Equal(t, "fired", scheduleByID(t, data, "schedule-2")["logbook_state"])
 }
+
+func TestCLISchedulerPicksUpOtherImports(t *testing.T) {
+	old := schedulerWatchEvery
+	schedulerWatchEvery = 100 * time.Millisecond
+	t.Cleanup(func() { schedulerWatchEvery = old })
+
+	data := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"--data", data, "scheduler", "--notify"}, &out, &errOut) }()
+	require.Eventually(t, func() bool { return strings.Contains(errOut.String(), "Scheduler running") }, 5*time.Second, 20*time.Millisecond)
+
+	// Another process imports a session with a schedule due in a moment; the running
+	// scheduler notices without a restart or a signal, and fires it.
+	s := dshgen.New(dshgen.Options{Seed: 4, ID: "session-later", Cwd: "/home/u/later", Families: dshgen.FamilyTools})
+	s.Turn(func(tb *dshgen.Turn) {
+		tb.User("remind me")
+		tb.Step(func(st *dshgen.Step) { st.Reply(dshgen.Text("ok")) })
+	})
+	s.ScheduleCreateAt("at", "imported later", time.Now().Add(1500*time.Millisecond).UnixMilli(), 0)
+	root := t.TempDir()
+	_, err := s.Log().WriteFile(root, false)
+	require.NoError(t, err)
+	var iout, ierr bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"--data", data, "import", root}, &iout, &ierr), ierr.String())
+
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "imported later") }, 6*time.Second, 20*time.Millisecond,
+		"stdout: %q stderr: %q", out.String(), errOut.String())
+	assert.Contains(t, out.String(), "session-later/schedule-1")
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, 0, code, errOut.String())
+	case <-time.After(15 * time.Second):
+		t.Fatal("scheduler did not stop on interrupt")
+	}
+}

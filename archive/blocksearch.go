@@ -28,6 +28,18 @@ func (s *Store) Revisions(ctx context.Context) (map[string]int64, error) {
 	return out, rows.Err()
 }
 
+// ChangeStamp returns a number that grows whenever an import changes the archive's
+// sessions (the sum of their revisions plus their count), so a long-running process
+// that did not do the import (the standalone scheduler) can notice it cheaply.
+func (s *Store) ChangeStamp(ctx context.Context) (int64, error) {
+	var stamp int64
+	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) + COALESCE(SUM(revision), 0) FROM sessions`).Scan(&stamp)
+	if err != nil {
+		return 0, fmt.Errorf("change stamp: %w", err)
+	}
+	return stamp, nil
+}
+
 // SessionBlocks calls fn for every searchable block of a session, in seq order within
 // each kind, and returns the session revision the blocks were read at. Raw stream
 // chunks are not blocks: the assembled messages are.
