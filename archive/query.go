@@ -237,6 +237,40 @@ func (s *Store) Approvals(ctx context.Context, f ItemFilter) ([]Approval, error)
 	return out, rows.Err()
 }
 
+// compactionColumns selects a compaction as scanCompaction reads it, from
+// compactions aliased c joined with compactionPruneJoin.
+const compactionColumns = `c.compaction_id, c.kind, COALESCE(c.turn, p.turn), c.status,
+		       COALESCE(c.started_at, p.time), COALESCE(c.ended_at, p.time), c.start_seq, c.summary_seq,
+		       c.replace_seq, c.end_seq, COALESCE(c.summary, ''), c.shadowed_start, c.shadowed_end, c.shadowed_seqs,
+		       c.shadowed_tokens, COALESCE(c.provider, ''), COALESCE(c.model, ''), c.error`
+
+// compactionPruneJoin joins a prune's own event: a prune is one instantaneous event,
+// so its time and turn are that event's.
+const compactionPruneJoin = `LEFT JOIN events p ON c.kind = 'prune' AND p.session_pk = c.session_pk AND p.seq = c.summary_seq`
+
+// scanCompaction reads one row of compactionColumns into c; lead are the
+// destinations of columns selected before them.
+func scanCompaction(rows *sql.Rows, c *Compaction, lead ...any) error {
+	var turn, sat, eat, sseq, sumseq, rseq, eseq, shs, she, toks sql.NullInt64
+	var seqs string
+	var errText sql.NullString
+	dest := append(lead, &c.CompactionID, &c.Kind, &turn, &c.Status, &sat, &eat, &sseq, &sumseq,
+		&rseq, &eseq, &c.Summary, &shs, &she, &seqs, &toks, &c.Provider, &c.Model, &errText)
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	c.Turn, c.StartedAt, c.EndedAt, c.StartSeq, c.SummarySeq = intPtr(turn), msPtr(sat), msPtr(eat), intPtr(sseq), intPtr(sumseq)
+	c.ReplaceSeq, c.EndSeq, c.ShadowedStart, c.ShadowedEnd, c.ShadowedTokens = intPtr(rseq), intPtr(eseq), intPtr(shs), intPtr(she), intPtr(toks)
+	_ = json.Unmarshal([]byte(seqs), &c.ShadowedSeqs)
+	if c.ShadowedSeqs == nil {
+		c.ShadowedSeqs = []int64{}
+	}
+	if errText.Valid {
+		c.Error = &errText.String
+	}
+	return nil
+}
+
 // Compactions lists compactions (and tool-result prunes) across the archive.
 func (s *Store) Compactions(ctx context.Context, f ItemFilter) ([]Compaction, error) {
 	pk, err := s.filterPK(ctx, f)
@@ -244,13 +278,9 @@ func (s *Store) Compactions(ctx context.Context, f ItemFilter) ([]Compaction, er
 		return nil, err
 	}
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT s.id, c.compaction_id, c.kind, COALESCE(c.turn, p.turn), c.status,
-		       COALESCE(c.started_at, p.time), COALESCE(c.ended_at, p.time), c.start_seq, c.summary_seq,
-		       c.replace_seq, c.end_seq, COALESCE(c.summary, ''), c.shadowed_start, c.shadowed_end, c.shadowed_seqs,
-		       c.shadowed_tokens, COALESCE(c.provider, ''), COALESCE(c.model, ''), c.error
+		SELECT s.id, `+compactionColumns+`
 		FROM compactions c JOIN sessions s ON s.pk = c.session_pk
-		-- A prune is one instantaneous event: its time and turn are that event's.
-		LEFT JOIN events p ON c.kind = 'prune' AND p.session_pk = c.session_pk AND p.seq = c.summary_seq
+		`+compactionPruneJoin+`
 		WHERE (? = 0 OR c.session_pk = ?)
 		ORDER BY s.id, COALESCE(c.start_seq, c.summary_seq, c.end_seq)`, pk, pk)
 	if err != nil {
@@ -260,21 +290,8 @@ func (s *Store) Compactions(ctx context.Context, f ItemFilter) ([]Compaction, er
 	out := []Compaction{}
 	for rows.Next() {
 		var c Compaction
-		var turn, sat, eat, sseq, sumseq, rseq, eseq, shs, she, toks sql.NullInt64
-		var seqs string
-		var errText sql.NullString
-		if err := rows.Scan(&c.SessionID, &c.CompactionID, &c.Kind, &turn, &c.Status, &sat, &eat, &sseq, &sumseq,
-			&rseq, &eseq, &c.Summary, &shs, &she, &seqs, &toks, &c.Provider, &c.Model, &errText); err != nil {
+		if err := scanCompaction(rows, &c, &c.SessionID); err != nil {
 			return nil, err
-		}
-		c.Turn, c.StartedAt, c.EndedAt, c.StartSeq, c.SummarySeq = intPtr(turn), msPtr(sat), msPtr(eat), intPtr(sseq), intPtr(sumseq)
-		c.ReplaceSeq, c.EndSeq, c.ShadowedStart, c.ShadowedEnd, c.ShadowedTokens = intPtr(rseq), intPtr(eseq), intPtr(shs), intPtr(she), intPtr(toks)
-		_ = json.Unmarshal([]byte(seqs), &c.ShadowedSeqs)
-		if c.ShadowedSeqs == nil {
-			c.ShadowedSeqs = []int64{}
-		}
-		if errText.Valid {
-			c.Error = &errText.String
 		}
 		out = append(out, c)
 	}

@@ -648,10 +648,9 @@ func compactionsByID(ctx context.Context, tx *sql.Tx, sess timelineSession, ids 
 	}
 	in, args := inArgs(sess.pk, ids)
 	rows, err := tx.QueryContext(ctx, `
-		SELECT c.compaction_id, c.kind, c.turn, c.status, c.started_at, c.ended_at, c.start_seq, c.summary_seq,
-		       c.replace_seq, c.end_seq, COALESCE(c.summary, ''), c.shadowed_start, c.shadowed_end, c.shadowed_seqs,
-		       c.shadowed_tokens, COALESCE(c.provider, ''), COALESCE(c.model, ''), c.error
+		SELECT `+compactionColumns+`
 		FROM compactions c
+		`+compactionPruneJoin+`
 		WHERE c.session_pk = ? AND c.compaction_id IN (`+in+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("timeline compactions: %w", err)
@@ -659,21 +658,8 @@ func compactionsByID(ctx context.Context, tx *sql.Tx, sess timelineSession, ids 
 	defer rows.Close()
 	for rows.Next() {
 		c := &Compaction{SessionID: sess.id}
-		var turn, sat, eat, sseq, sumseq, rseq, eseq, shs, she, toks sql.NullInt64
-		var seqs string
-		var errText sql.NullString
-		if err := rows.Scan(&c.CompactionID, &c.Kind, &turn, &c.Status, &sat, &eat, &sseq, &sumseq,
-			&rseq, &eseq, &c.Summary, &shs, &she, &seqs, &toks, &c.Provider, &c.Model, &errText); err != nil {
+		if err := scanCompaction(rows, c); err != nil {
 			return nil, err
-		}
-		c.Turn, c.StartedAt, c.EndedAt, c.StartSeq, c.SummarySeq = intPtr(turn), msPtr(sat), msPtr(eat), intPtr(sseq), intPtr(sumseq)
-		c.ReplaceSeq, c.EndSeq, c.ShadowedStart, c.ShadowedEnd, c.ShadowedTokens = intPtr(rseq), intPtr(eseq), intPtr(shs), intPtr(she), intPtr(toks)
-		_ = json.Unmarshal([]byte(seqs), &c.ShadowedSeqs)
-		if c.ShadowedSeqs == nil {
-			c.ShadowedSeqs = []int64{}
-		}
-		if errText.Valid {
-			c.Error = &errText.String
 		}
 		out[c.CompactionID] = c
 	}
