@@ -16,7 +16,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -152,22 +151,7 @@ func SaveSchedulerConfig(path string, c SchedulerConfig) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("save scheduler config: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".scheduler-*.json")
-	if err != nil {
-		return fmt.Errorf("save scheduler config: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save scheduler config: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save scheduler config: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("save scheduler config: %w", err)
 	}
 	return nil

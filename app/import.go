@@ -143,9 +143,12 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 	if len(roots) > 0 {
 		a.events.Publish(EventImportProgress, ImportProgress{Phase: "import"})
 		tick.ready() // the start event counts against the rate
-		var err error
+		settings, err := a.ImportSettings()
+		if err != nil {
+			a.log.Warn("import settings unreadable; using the defaults", "err", err)
+		}
 		// Store.Import reads the default roots when given none, hence the guard.
-		rep, err = a.deps.Archive.Import(ctx, roots, archive.ImportOptions{Progress: func(p archive.Progress) {
+		rep, err = a.deps.Archive.Import(ctx, roots, archive.ImportOptions{LenientHeaders: settings.LenientHeaders, Progress: func(p archive.Progress) {
 			if tick.ready() {
 				a.events.Publish(EventImportProgress, ImportProgress{File: p.File, FileIndex: p.FileIndex, Files: p.Files,
 					DoneBytes: p.DoneBytes + p.FileBytes, TotalBytes: p.TotalBytes, Phase: "import"})

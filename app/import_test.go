@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,4 +207,34 @@ func TestStartupImportAndDemoIfEmpty(t *testing.T) {
 		assert.Equal(t, 1, info.Sessions)
 		assert.False(t, info.Demo)
 	})
+}
+
+func TestImportSettingsLenientHeaders(t *testing.T) {
+	ta := newTestApp(t)
+	l := ta.generate(t, 12, "/home/u/old")
+	// A pre-release harness wrote no delegationDepth in the header.
+	p := filepath.Join(ta.root, mustRel(t, l))
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	head, rest, _ := strings.Cut(string(data), "\n")
+	head = strings.Replace(head, `,"delegationDepth":0`, ``, 1)
+	require.NotContains(t, head, "delegationDepth")
+	require.NoError(t, os.WriteFile(p, []byte(head+"\n"+rest), 0o600))
+
+	s, err := ta.ImportSettings()
+	require.NoError(t, err)
+	assert.False(t, s.LenientHeaders, "strict by default")
+	run := ta.importNow(t)
+	assert.Equal(t, 1, run.Summary.Corrupt)
+
+	require.NoError(t, ta.SetImportSettings(ImportSettings{LenientHeaders: true}))
+	s, err = ta.ImportSettings()
+	require.NoError(t, err)
+	assert.True(t, s.LenientHeaders, "saved")
+	run = ta.importNow(t)
+	assert.Equal(t, 1, run.Summary.OK, "the refused file is read again and accepted")
+	ss, err := ta.Sessions()
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	assert.Equal(t, l.ID(), ss[0].ID)
 }

@@ -64,6 +64,7 @@ type fileRow struct {
 	tailHash   []byte
 	cursor     *dsh.Cursor
 	verdict    string
+	errorKind  string
 	generation int64
 	gone       bool
 }
@@ -112,7 +113,7 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		if k := known[f]; k != nil && ids[i] != nil && !k.gone && k.id == *ids[i] {
+		if k := known[f]; k != nil && ids[i] != nil && !k.gone && k.id == *ids[i] && !retryLenient(opts, k.report) {
 			// Unchanged since the last run: a stat decided it, no query needed.
 			rep.Files = append(rep.Files, k.report)
 			done += sizes[i]
@@ -193,7 +194,8 @@ func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions)
 	if err != nil {
 		return fr, err
 	}
-	if row != nil && !row.gone && row.size == id.size && row.mtime == id.mtime && row.inode == id.inode {
+	retry := row != nil && opts.LenientHeaders && !row.sessionPK.Valid && row.errorKind == string(dsh.KindBadHeader)
+	if row != nil && !row.gone && !retry && row.size == id.size && row.mtime == id.mtime && row.inode == id.inode {
 		return s.storedReport(ctx, path, "unchanged")
 	}
 	f, err := os.Open(path)
@@ -213,6 +215,12 @@ func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions)
 		}
 	}
 	return s.importFull(ctx, f, id, row, compressed, opts)
+}
+
+// retryLenient reports whether an unchanged file must be read again: its header was
+// refused (no session was made) and this import accepts pre-release headers.
+func retryLenient(opts ImportOptions, stored FileReport) bool {
+	return opts.LenientHeaders && stored.SessionID == "" && stored.Error != nil && stored.Error.Kind == dsh.KindBadHeader
 }
 
 // sameCommittedPrefix checks that the bytes an earlier import committed are still
@@ -331,9 +339,10 @@ func (s *Store) fileRow(ctx context.Context, path string) (*fileRow, error) {
 	var r fileRow
 	var cursor sql.NullString
 	err := s.write.QueryRowContext(ctx, `
-		SELECT id, session_pk, size, mtime_ns, inode, head_hash, tail_hash, cursor, verdict, generation, gone
+		SELECT id, session_pk, size, mtime_ns, inode, head_hash, tail_hash, cursor, verdict, COALESCE(error_kind, ''),
+		       generation, gone
 		FROM files WHERE path = ?`, path).Scan(&r.id, &r.sessionPK, &r.size, &r.mtime, &r.inode,
-		&r.headHash, &r.tailHash, &cursor, &r.verdict, &r.generation, &r.gone)
+		&r.headHash, &r.tailHash, &cursor, &r.verdict, &r.errorKind, &r.generation, &r.gone)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

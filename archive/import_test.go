@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -747,4 +748,29 @@ func TestImportResumesAfterAnInterruptedRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, calls, 3)
 	require.NotNil(t, calls[2].Output)
+}
+
+func TestImportPreReleaseHeaderRetriedWhenLenient(t *testing.T) {
+	ctx := context.Background()
+	s := archivetest.MustOpen(t)
+	b := newLog("session-pre", "")
+	b.fullTurn("hello from an older harness")
+	b.header = strings.Replace(b.header, `,"delegationDepth":0}`, `}`, 1)
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	writeFile(t, path, b.plain())
+
+	strict := s.ImportFile(ctx, path, archive.ImportOptions{})
+	require.Equal(t, dsh.VerdictCorrupt, strict.Verdict)
+	require.Equal(t, dsh.KindBadHeader, strict.Error.Kind)
+	again := s.ImportFile(ctx, path, archive.ImportOptions{})
+	assert.Equal(t, "unchanged", again.Action, "a strict re-import does not read it again")
+
+	lenient := s.ImportFile(ctx, path, archive.ImportOptions{LenientHeaders: true})
+	require.Equal(t, dsh.VerdictOK, lenient.Verdict, "%+v", lenient.Error)
+	assert.Positive(t, lenient.LogicalEvents)
+	sess, err := s.Session(ctx, "session-pre")
+	require.NoError(t, err)
+	assert.Equal(t, "ok", sess.Health)
+	last := s.ImportFile(ctx, path, archive.ImportOptions{LenientHeaders: true})
+	assert.Equal(t, "unchanged", last.Action, "once imported it is unchanged again")
 }

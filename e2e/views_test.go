@@ -212,3 +212,40 @@ func TestNarrowAndDark(t *testing.T) {
 	assert.LessOrEqual(t, w, 700, "no horizontal overflow at 700 px")
 	shot(t, ctx, e, "narrow-theme")
 }
+
+func TestCompactionsImportAndSchedulesViews(t *testing.T) {
+	e := need(t)
+	ctx := browser(t, e, 1280, 800)
+	for _, v := range []struct{ route, row, name string }{
+		{"#/compactions", `[data-testid="compaction-row"]`, "compactions"},
+		{"#/import", `[data-testid="file-row"]`, "import"},
+		{"#/schedules", `[data-testid="schedule-row"]`, "schedules"},
+	} {
+		open(t, ctx, e, v.route, v.row)
+		assert.Positive(t, eval[int](t, ctx, `document.querySelectorAll('`+v.row+`').length`), v.name)
+		shot(t, ctx, e, v.name)
+	}
+	// Every imported file is listed with its verdict.
+	files, err := e.store.Files(t.Context())
+	require.NoError(t, err)
+	open(t, ctx, e, "#/import", `[data-testid="file-row"]`)
+	assert.Equal(t, len(files), eval[int](t, ctx, `document.querySelectorAll('[data-testid="file-row"]').length`))
+}
+
+// TestPreReleaseLogsAcceptedFromImportView runs last: it changes the shared archive.
+func TestPreReleaseLogsAcceptedFromImportView(t *testing.T) {
+	e := need(t)
+	if corpusDir() == "" {
+		t.Skip("the shared corpus (dsh's pre-release web fixtures) is not available")
+	}
+	ctx := browser(t, e, 1280, 800)
+	open(t, ctx, e, "#/import", `[data-testid="pre-release-callout"] button`)
+	corrupt := `document.querySelectorAll('[data-testid="file-row"][data-verdict="corrupt"]').length`
+	before := eval[int](t, ctx, corrupt)
+	require.Positive(t, before)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="pre-release-callout"] button`))))
+	poll(t, ctx, `!document.querySelector('[data-testid="pre-release-callout"]') && `+corrupt+` < `+fmt.Sprint(before),
+		"the pre-release files imported")
+	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="lenient-headers"]').checked`))
+	shot(t, ctx, e, "import-lenient")
+}

@@ -4,7 +4,7 @@
 // arguments as a JSON array. Live events come from the Wails runtime in the window
 // and from a server-sent event stream (/api/events) in the browser.
 import type {
-  Approval, Compaction, EventMap, ImportStatus, Info, SearchRequest, SearchResult, Session,
+  Approval, Compaction, EventMap, ImportSettings, ImportStatus, Info, SearchRequest, SearchResult, Session,
   SessionDetail, TimelinePage, TimelineQuery,
 } from './types';
 
@@ -106,6 +106,8 @@ export const api = {
     call<void>('ScheduleAction', sessionId, scheduleId, action, snoozeMinutes),
   scheduleFires: (sessionId: string, scheduleId: string) =>
     call<import('./types').ScheduleFire[]>('ScheduleFires', sessionId, scheduleId),
+  importSettings: () => call<ImportSettings>('ImportSettings'),
+  setImportSettings: (s: ImportSettings) => call<void>('SetImportSettings', s),
   schedulerConfig: () => call<import('./types').SchedulerConfig>('SchedulerConfig'),
   setSchedulerConfig: (c: import('./types').SchedulerConfig) => call<void>('SetSchedulerConfig', c),
 };

@@ -102,6 +102,9 @@ export interface ImportRun {
   gone: string[]; error?: string;
 }
 
+/** Import settings (DATA/import.json). */
+export interface ImportSettings { lenient_headers: boolean }
+
 export interface ImportStatus { roots: string[]; running: boolean; last: ImportRun | null; files: FileStatus[] }
 
 // Payloads of the live events (api.on).

@@ -42,6 +42,18 @@ export namespace app {
 		    return a;
 		}
 	}
+	export class ImportSettings {
+	    lenient_headers: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.lenient_headers = source["lenient_headers"];
+	    }
+	}
 	export class ImportStatus {
 	    roots: string[];
 	    running: boolean;

@@ -13,6 +13,8 @@ export function CreateDemo():Promise<void>;
 
 export function FileProblems(arg1:string):Promise<Array<dsh.Problem>>;
 
+export function ImportSettings():Promise<app.ImportSettings>;
+
 export function ImportStatus():Promise<app.ImportStatus>;
 
 export function Info():Promise<app.Info>;
@@ -32,6 +34,8 @@ export function SelfTest(arg1:string):Promise<string>;
 export function Session(arg1:string):Promise<app.SessionDetail>;
 
 export function Sessions():Promise<Array<archive.Session>>;
+
+export function SetImportSettings(arg1:app.ImportSettings):Promise<void>;
 
 export function SetSchedulerConfig(arg1:app.SchedulerConfig):Promise<void>;
 

@@ -18,6 +18,10 @@ export function FileProblems(arg1) {
   return window['go']['app']['App']['FileProblems'](arg1);
 }
 
+export function ImportSettings() {
+  return window['go']['app']['App']['ImportSettings']();
+}
+
 export function ImportStatus() {
   return window['go']['app']['App']['ImportStatus']();
 }
@@ -56,6 +60,10 @@ export function Session(arg1) {
 
 export function Sessions() {
   return window['go']['app']['App']['Sessions']();
+}
+
+export function SetImportSettings(arg1) {
+  return window['go']['app']['App']['SetImportSettings'](arg1);
 }
 
 export function SetSchedulerConfig(arg1) {
