@@ -249,3 +249,39 @@ func TestPreReleaseLogsAcceptedFromImportView(t *testing.T) {
 	assert.True(t, eval[bool](t, ctx, `document.querySelector('[data-testid="lenient-headers"]').checked`))
 	shot(t, ctx, e, "import-lenient")
 }
+
+func TestStatePanelFollowsReadingPosition(t *testing.T) {
+	e := need(t)
+	s := sessionWith(t, e, func(s archive.Session) bool { return s.Turns > 5 })
+	ctx := browser(t, e, 1400, 900)
+	check := func(where string) int64 {
+		t.Helper()
+		poll(t, ctx, `(() => { const a = document.querySelector('[data-testid="state-panel"] .at'); return !!a && /seq \d+/.test(a.textContent); })()`, "the state panel")
+		var seq int64
+		_, err := fmt.Sscanf(eval[string](t, ctx, `document.querySelector('[data-testid="state-panel"] .at').textContent`), "seq %d", &seq)
+		require.NoError(t, err)
+		want, err := e.store.SessionState(t.Context(), s.ID, seq)
+		require.NoError(t, err)
+		rows, todos := 0, -1
+		for _, en := range want.Entries {
+			if en.Type == "todo/write" {
+				todos = len(en.Marker.Todos)
+			} else {
+				rows++
+			}
+		}
+		assert.Equal(t, rows, eval[int](t, ctx, `document.querySelectorAll('[data-testid="state-panel"] dt').length`), "%s: state rows at seq %d", where, seq)
+		if todos >= 0 {
+			assert.Equal(t, todos, eval[int](t, ctx, `document.querySelectorAll('[data-testid="state-panel"] .todos li').length`), "%s: todos at seq %d", where, seq)
+		}
+		return seq
+	}
+	open(t, ctx, e, "#/session/"+s.ID, `[data-testid="state-panel"]`)
+	first := check("start")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button[aria-label="End of the session"]`))))
+	poll(t, ctx, fmt.Sprintf(`(() => { const a = document.querySelector('[data-testid="state-panel"] .at'); return !!a && a.textContent !== 'seq %d'; })()`, first), "the panel following the scroll")
+	time.Sleep(300 * time.Millisecond) // let the debounced request settle
+	last := check("end")
+	assert.Greater(t, last, first)
+	shot(t, ctx, e, "conversation-state-panel")
+}

@@ -5,7 +5,7 @@
 // and from a server-sent event stream (/api/events) in the browser.
 import type {
   Approval, Compaction, EventMap, ImportSettings, ImportStatus, Info, SearchRequest, SearchResult, Session,
-  SessionDetail, TimelinePage, TimelineQuery,
+  SessionDetail, SessionState, TimelinePage, TimelineQuery,
 } from './types';
 
 export * from './types';
@@ -92,6 +92,7 @@ export const api = {
   sessions: () => call<Session[]>('Sessions'),
   session: (id: string) => call<SessionDetail>('Session', id),
   timeline: (id: string, q: TimelineQuery) => call<TimelinePage>('Timeline', id, q),
+  sessionState: (id: string, seq: number) => call<SessionState>('SessionState', id, seq),
   search: (req: SearchRequest) => call<SearchResult>('Search', req),
   approvals: () => call<Approval[]>('Approvals'),
   compactions: () => call<Compaction[]>('Compactions'),

@@ -62,6 +62,19 @@ export interface TodoItem { content: string; status: string }
 export interface MarkerField { name: string; value: string }
 export interface Marker { label: string; detail?: string; todos?: TodoItem[]; status?: string; fields?: MarkerField[] }
 
+/** The latest event of one state type at or before the asked seq. */
+export interface StateEntry { type: string; seq: number; time: number; marker: Marker }
+
+/** A schedule as dsh's fold has it (archive/dsh.Schedule). */
+export interface FoldedSchedule {
+  id: string; kind: 'at' | 'after' | 'every'; prompt: string; afterSeconds?: number; everySeconds?: number;
+  scheduledAt: string; createdSeq: number; createdAt: number; status: 'active' | 'deleted' | 'completed';
+  endedSeq?: number; endedAt?: number; endReason?: string; dispatchCount: number;
+}
+
+/** A session's working state just after one event (api.sessionState). */
+export interface SessionState { session_id: string; seq: number; entries: StateEntry[]; schedules: FoldedSchedule[] }
+
 export type ItemKind = 'message' | 'tool' | 'approval' | 'compaction' | 'turn' | 'marker';
 
 export interface TimelineItem {

@@ -817,6 +817,79 @@ export namespace archive {
 		}
 	}
 	
+	export class StateEntry {
+	    type: string;
+	    seq: number;
+	    time: number;
+	    marker?: Marker;
+	
+	    static createFrom(source: any = {}) {
+	        return new StateEntry(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.seq = source["seq"];
+	        this.time = source["time"];
+	        this.marker = this.convertValues(source["marker"], Marker);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SessionState {
+	    session_id: string;
+	    seq: number;
+	    entries: StateEntry[];
+	    schedules: dsh.Schedule[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.seq = source["seq"];
+	        this.entries = this.convertValues(source["entries"], StateEntry);
+	        this.schedules = this.convertValues(source["schedules"], dsh.Schedule);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Summary {
 	    files: number;
 	    ok: number;
@@ -1042,6 +1115,67 @@ export namespace dsh {
 	        this.seq = source["seq"];
 	        this.message = source["message"];
 	    }
+	}
+	export class Schedule {
+	    id: string;
+	    kind: string;
+	    prompt: string;
+	    afterSeconds?: number;
+	    everySeconds?: number;
+	    // Go type: time
+	    scheduledAt: any;
+	    createdSeq: number;
+	    createdAt: number;
+	    status: string;
+	    endedSeq?: number;
+	    endedAt?: number;
+	    endReason?: string;
+	    dispatchCount: number;
+	    // Go type: time
+	    lastAcceptedAt: any;
+	    // Go type: time
+	    lastOccurrenceAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Schedule(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.kind = source["kind"];
+	        this.prompt = source["prompt"];
+	        this.afterSeconds = source["afterSeconds"];
+	        this.everySeconds = source["everySeconds"];
+	        this.scheduledAt = this.convertValues(source["scheduledAt"], null);
+	        this.createdSeq = source["createdSeq"];
+	        this.createdAt = source["createdAt"];
+	        this.status = source["status"];
+	        this.endedSeq = source["endedSeq"];
+	        this.endedAt = source["endedAt"];
+	        this.endReason = source["endReason"];
+	        this.dispatchCount = source["dispatchCount"];
+	        this.lastAcceptedAt = this.convertValues(source["lastAcceptedAt"], null);
+	        this.lastOccurrenceAt = this.convertValues(source["lastOccurrenceAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 
 }

@@ -33,6 +33,8 @@ export function SelfTest(arg1:string):Promise<string>;
 
 export function Session(arg1:string):Promise<app.SessionDetail>;
 
+export function SessionState(arg1:string,arg2:number):Promise<archive.SessionState>;
+
 export function Sessions():Promise<Array<archive.Session>>;
 
 export function SetImportSettings(arg1:app.ImportSettings):Promise<void>;

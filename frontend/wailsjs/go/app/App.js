@@ -58,6 +58,10 @@ export function Session(arg1) {
   return window['go']['app']['App']['Session'](arg1);
 }
 
+export function SessionState(arg1, arg2) {
+  return window['go']['app']['App']['SessionState'](arg1, arg2);
+}
+
 export function Sessions() {
   return window['go']['app']['App']['Sessions']();
 }
