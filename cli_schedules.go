@@ -209,6 +209,12 @@ func cmdScheduler(ctx context.Context, e *env, args []string) error {
 
 	release, err := lockDataDir(e.dataDir, "scheduler")
 	if err != nil {
+		if *save {
+			// The UI points here to change the command while serve or the window
+			// runs: say that the save worked, and that the running one takes it up.
+			return fmt.Errorf("saved %s (the running Logbook uses it from its next fire); not starting a second scheduler: %w",
+				e.schedulerConfigPath(), err)
+		}
 		return err
 	}
 	defer release()

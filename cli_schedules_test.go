@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/logbook/logbook/app"
 	"github.com/logbook/logbook/archive/dshgen"
 )
 
@@ -228,4 +229,23 @@ func TestCLISchedulerPicksUpOtherImports(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("scheduler did not stop on interrupt")
 	}
+}
+
+func TestCLISchedulerSaveWhileAnotherInstanceRuns(t *testing.T) {
+	data := importSchedules(t, time.Now().Add(time.Hour))
+	release, err := lockDataDir(data, "serve") // `logbook serve` holds the data directory
+	require.NoError(t, err)
+	defer release()
+
+	r := cliData(t, data, "scheduler", "--save", "--", "/bin/echo", "{prompt}")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "saved "+filepath.Join(data, "scheduler.json"))
+	assert.Contains(t, r.stderr, "already using the archive")
+	cfg, err := app.LoadSchedulerConfig(filepath.Join(data, "scheduler.json"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/bin/echo", "{prompt}"}, cfg.Command, "the running instance picks it up (Scheduler.Config)")
+
+	r = cliData(t, data, "scheduler", "--notify")
+	assert.Equal(t, 1, r.code)
+	assert.NotContains(t, r.stderr, "saved", "nothing was saved without --save")
 }

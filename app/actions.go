@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -90,6 +91,13 @@ func (c SchedulerConfig) Validate() error {
 		if len(c.Command) == 0 || strings.TrimSpace(c.Command[0]) == "" {
 			return errors.New("the command action needs a command: the program, then its arguments")
 		}
+		// The program is the user's choice alone: a placeholder in it would let a
+		// session's text (a prompt, a cwd) pick what this machine runs.
+		for _, ph := range []string{PlaceholderPrompt, PlaceholderSession, PlaceholderCwd, PlaceholderSchedule} {
+			if strings.Contains(c.Command[0], ph) {
+				return fmt.Errorf("the program (the first word of the command) cannot contain %s; put placeholders in its arguments", ph)
+			}
+		}
 	case ActionWebhook:
 		u, err := url.Parse(c.WebhookURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -157,6 +165,88 @@ func SaveSchedulerConfig(path string, c SchedulerConfig) error {
 	return nil
 }
 
+// fileStamp identifies one version of a file: a hand edit, or a save by another
+// process (`logbook scheduler --save`), changes it.
+type fileStamp struct {
+	exists  bool
+	size    int64
+	modTime time.Time
+}
+
+func (a fileStamp) equal(b fileStamp) bool {
+	return a.exists == b.exists && a.size == b.size && a.modTime.Equal(b.modTime)
+}
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{exists: true, size: fi.Size(), modTime: fi.ModTime()}
+}
+
+// loadConfigLocked reads ConfigPath, when set, into cfg. A file that cannot be
+// used leaves the safe default (notify only), so a broken hand edit never stops
+// reminders; the problem is logged.
+func (s *Scheduler) loadConfigLocked() {
+	s.cfgLoaded = true
+	if s.configPath == "" {
+		return
+	}
+	s.cfgStamp = stampOf(s.configPath)
+	c, err := LoadSchedulerConfig(s.configPath)
+	if err != nil {
+		s.Logger.Warn("scheduler config unusable; notifying only", "err", err)
+	}
+	s.cfg = c
+}
+
+// Config returns the configuration in force: ConfigPath's, re-read whenever the
+// file has changed since it was last read, so a hand edit or another process's
+// save applies from the next fire, and a save from the UI is judged against (and
+// never silently reverts) what the file says now.
+func (s *Scheduler) Config() SchedulerConfig {
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
+	if !s.cfgLoaded || (s.configPath != "" && !stampOf(s.configPath).equal(s.cfgStamp)) {
+		s.loadConfigLocked()
+	}
+	c := s.cfg
+	c.Command = append([]string{}, s.cfg.Command...)
+	return c
+}
+
+// SetConfig validates c, saves it (to ConfigPath, when set) and uses it from the
+// next fire on. A config file that exists but cannot be used (a hand edit gone
+// wrong) is kept as ConfigPath+".bad" rather than overwritten.
+func (s *Scheduler) SetConfig(c SchedulerConfig) error {
+	if c.Command == nil {
+		c.Command = []string{}
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
+	if s.configPath != "" {
+		if _, err := os.Stat(s.configPath); err == nil {
+			if _, err := LoadSchedulerConfig(s.configPath); err != nil {
+				bad := s.configPath + ".bad"
+				if rerr := os.Rename(s.configPath, bad); rerr != nil {
+					return fmt.Errorf("keep the unusable scheduler config as %s: %w", bad, rerr)
+				}
+				s.Logger.Warn("unusable scheduler config kept before saving a new one", "kept", bad, "err", err)
+			}
+		}
+		if err := SaveSchedulerConfig(s.configPath, c); err != nil {
+			return err
+		}
+		s.cfgStamp = stampOf(s.configPath)
+	}
+	s.cfg, s.cfgLoaded = c, true
+	return nil
+}
+
 // firePayload is what an action is told about one fire.
 type firePayload struct {
 	Event      string    `json:"event"` // always "schedule.fired"
@@ -181,7 +271,8 @@ func (s *Scheduler) runAction(ctx context.Context, c SchedulerConfig, p firePayl
 		actx, cancel := context.WithTimeout(ctx, seconds(c.TimeoutSeconds))
 		err := s.attempt(actx, c, p)
 		cancel()
-		if err == nil || attempt > c.Retries || ctx.Err() != nil {
+		var pe *permanentError
+		if err == nil || attempt > c.Retries || ctx.Err() != nil || errors.As(err, &pe) {
 			return attempt, err
 		}
 		s.Logger.Warn("schedule action failed; retrying", "session", p.SessionID, "schedule", p.ScheduleID,
@@ -219,10 +310,32 @@ func expandArgs(template []string, p firePayload) []string {
 	return out
 }
 
+// permanentError is an action failure no retry can mend (the same fire would
+// fail the same way), so runAction does not wait out the backoff for it.
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+// maxArgBytes is the longest single argument Linux passes to a program
+// (MAX_ARG_STRLEN, 32 pages); other systems allow at least as much in total.
+const maxArgBytes = 128 << 10
+
 // runCommand starts the command directly (exec, no shell) and waits for it; a
 // non-zero exit is an error carrying the tail of its output.
 func runCommand(ctx context.Context, template []string, p firePayload) error {
 	argv := expandArgs(template, p)
+	for i, a := range argv {
+		// The kernel takes arguments as C strings: a NUL byte (possible in a JSON
+		// prompt) cannot be passed, and exec would only say "invalid argument".
+		if strings.IndexByte(a, 0) >= 0 {
+			return &permanentError{fmt.Errorf("command %s: argument %d holds a NUL byte, which no program argument can carry", argv[0], i)}
+		}
+		if len(a) >= maxArgBytes {
+			return &permanentError{fmt.Errorf("command %s: argument %d is %d KiB, longer than a program argument may be (%d KiB); "+
+				"use the webhook action for prompts this long", argv[0], i, len(a)>>10, maxArgBytes>>10)}
+		}
+	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	out := &tailBuffer{max: 2048}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -234,6 +347,10 @@ func runCommand(ctx context.Context, template []string, p firePayload) error {
 		return fmt.Errorf("command %s: timed out: %w", argv[0], ctx.Err())
 	}
 	if err != nil {
+		if errors.Is(err, syscall.E2BIG) {
+			return &permanentError{fmt.Errorf("command %s: the arguments are too long for a program (%w); "+
+				"use the webhook action for prompts this long", argv[0], err)}
+		}
 		if tail := strings.TrimSpace(out.String()); tail != "" {
 			return fmt.Errorf("command %s: %w: %s", argv[0], err, tail)
 		}
@@ -257,12 +374,33 @@ func (s *Scheduler) postWebhook(ctx context.Context, target string, p firePayloa
 	// Delivery is at least once (a retry after a lost answer repeats it): the key
 	// names the fire, so a receiver can drop a repeat.
 	req.Header.Set("Idempotency-Key", fmt.Sprintf("%s/%s/%d", p.SessionID, p.ScheduleID, p.TargetAt.UnixMilli()))
-	resp, err := s.client.Do(req)
+	// Redirects are not followed: on a 301, 302 or 303 Go's client would repeat
+	// the request as a GET without the body, and a 2xx from that would record a
+	// fire as delivered that no receiver ever saw; on a 307 or 308 it would send
+	// the prompt on to wherever the answer pointed.
+	client := *s.client
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("webhook: %w", err)
+		// The error becomes the fire's history entry, which lives in the archive and
+		// travels with it; the URL often carries a secret (a Slack or Discord hook's
+		// path, a token in the query), so only what went wrong is kept.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("webhook POST failed: %w", err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		to := resp.Header.Get("Location")
+		if u, err := resp.Request.URL.Parse(to); err == nil {
+			to = u.Scheme + "://" + u.Host + u.Path // without a query, which may hold a token
+		}
+		return &permanentError{fmt.Errorf("webhook answered %s, redirecting to %s; redirects are not followed: "+
+			"set the webhook URL to where it should go", resp.Status, to)}
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("webhook answered %s", resp.Status)
 	}

@@ -289,6 +289,8 @@ func TestSchedulerConfigValidate(t *testing.T) {
 		{"Command", func(c *SchedulerConfig) { c.Action, c.Command = ActionCommand, []string{"dsh", "{prompt}"} }, ""},
 		{"CommandMissing", func(c *SchedulerConfig) { c.Action = ActionCommand }, "needs a command"},
 		{"CommandBlankProgram", func(c *SchedulerConfig) { c.Action, c.Command = ActionCommand, []string{" "} }, "needs a command"},
+		{"ProgramFromPrompt", func(c *SchedulerConfig) { c.Action, c.Command = ActionCommand, []string{"{prompt}"} }, "cannot contain {prompt}"},
+		{"ProgramFromCwd", func(c *SchedulerConfig) { c.Action, c.Command = ActionCommand, []string{"{cwd}/run.sh", "x"} }, "cannot contain {cwd}"},
 		{"Webhook", func(c *SchedulerConfig) { c.Action, c.WebhookURL = ActionWebhook, "https://example.test/h" }, ""},
 		{"WebhookNotHTTP", func(c *SchedulerConfig) { c.Action, c.WebhookURL = ActionWebhook, "file:///etc/passwd" }, "http"},
 		{"WebhookRelative", func(c *SchedulerConfig) { c.Action, c.WebhookURL = ActionWebhook, "/hook" }, "http"},

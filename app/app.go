@@ -94,8 +94,7 @@ func (a *App) Startup(ctx context.Context) {
 	a.demo = demoMarked(a.deps.DataDir)
 	a.mu.Unlock()
 	a.startScheduler()
-	if a.deps.ImportOnStart || a.deps.DemoIfEmpty {
-		a.wg.Add(1)
+	if (a.deps.ImportOnStart || a.deps.DemoIfEmpty) && a.track() {
 		go func() {
 			defer a.wg.Done()
 			a.startupWork()
@@ -103,11 +102,25 @@ func (a *App) Startup(ctx context.Context) {
 	}
 }
 
+// track counts one more background goroutine for Shutdown to wait for, unless
+// Shutdown has begun (then it returns false and the work must not start). The
+// check and the count happen under a.mu, which Shutdown holds while it cancels, so
+// no goroutine is ever added once Shutdown waits.
+func (a *App) track() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ctx.Err() != nil {
+		return false
+	}
+	a.wg.Add(1)
+	return true
+}
+
 // startupWork is the start-up import and the demo for an empty archive.
 func (a *App) startupWork() {
 	if a.deps.ImportOnStart {
 		roots := slices.Clone(a.deps.Roots)
-		if err := a.beginImport(roots); err != nil {
+		if err := a.beginImport(roots, nil); err != nil {
 			a.log.Info("start-up import skipped", "err", err)
 		} else {
 			a.finishImport(a.importRoots(a.ctx, roots))
@@ -126,7 +139,11 @@ func (a *App) startupWork() {
 
 // Shutdown cancels background work (imports, the scheduler) and waits for it.
 func (a *App) Shutdown(ctx context.Context) {
+	// Under a.mu, so a StartImport that already checked the context has also
+	// counted its goroutine (see track and beginImport) before Wait below.
+	a.mu.Lock()
 	a.cancel()
+	a.mu.Unlock()
 	// The window is closing: later events must not reach for it.
 	a.events.attach(nil)
 	done := make(chan struct{})

@@ -31,19 +31,23 @@ func (a *App) createDemo(ctx context.Context) error {
 	if a.deps.DataDir == "" {
 		return invalid("There is no data directory to write the demo sessions to.")
 	}
-	n, err := a.sessionCount(ctx)
+	root := filepath.Join(a.deps.DataDir, demoDir)
+	// The archive must be empty while holding the import slot: checked before
+	// claiming it, an import finishing in between would get the demo mixed into
+	// (and the demo badge put on) the user's own sessions.
+	err := a.beginImport([]string{root}, func() error {
+		n, err := a.sessionCount(ctx)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return invalid("The archive already holds sessions; the demo is only offered for an empty archive.")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	if n > 0 {
-		return invalid("The archive already holds sessions; the demo is only offered for an empty archive.")
-	}
-	root := filepath.Join(a.deps.DataDir, demoDir)
-	if err := a.beginImport([]string{root}); err != nil {
-		return err
-	}
-	a.wg.Add(1)
-	defer a.wg.Done()
 	var run ImportRun
 	var changed []string
 	if err := writeDemo(root, time.Now()); err != nil {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -52,14 +53,10 @@ const progressEvery = 100 * time.Millisecond
 // outcome as import:done and archive:changed. Only one import runs at a time.
 func (a *App) StartImport() error {
 	roots := slices.Clone(a.deps.Roots)
-	if err := a.beginImport(roots); err != nil {
+	if err := a.beginImport(roots, nil); err != nil {
 		return err
 	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		a.finishImport(a.importRoots(a.ctx, roots))
-	}()
+	go func() { a.finishImport(a.importRoots(a.ctx, roots)) }()
 	return nil
 }
 
@@ -83,8 +80,12 @@ func (a *App) ImportStatus() (ImportStatus, error) {
 	return st, nil
 }
 
-// beginImport claims the one import slot and records the run as started.
-func (a *App) beginImport(roots []string) error {
+// beginImport claims the one import slot and records the run as started; every
+// successful call must be followed by one finishImport. The slot counts as
+// background work, so Shutdown waits for the run (see track). check, when set,
+// runs with the slot still free but no other import able to take it: a
+// precondition that an import finishing meanwhile must not invalidate.
+func (a *App) beginImport(roots []string, check func() error) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.ctx.Err() != nil {
@@ -93,13 +94,20 @@ func (a *App) beginImport(roots []string) error {
 	if a.importing {
 		return busy("an import is already running")
 	}
+	if check != nil {
+		if err := check(); err != nil {
+			return err
+		}
+	}
 	a.importing = true
+	a.wg.Add(1)
 	a.lastRun = &ImportRun{StartedAt: time.Now().UTC(), Roots: roots, Gone: []string{}}
 	return nil
 }
 
 // finishImport records a finished run, releases the slot and tells the UI.
 func (a *App) finishImport(run ImportRun, changed []string) {
+	defer a.wg.Done()
 	a.mu.Lock()
 	a.importing = false
 	a.lastRun = &run
@@ -119,7 +127,7 @@ func (a *App) importRoots(ctx context.Context, roots []string) (ImportRun, []str
 	a.mu.Lock()
 	run := *a.lastRun
 	a.mu.Unlock()
-	changed, err := a.runImport(ctx, roots, &run)
+	changed, err := a.runImportContained(ctx, roots, &run)
 	if err != nil {
 		run.Error = FormatError(err)
 		a.log.Warn("import failed", "roots", roots, "err", err)
@@ -133,6 +141,19 @@ func (a *App) importRoots(ctx context.Context, roots []string) (ImportRun, []str
 	done := time.Now().UTC()
 	run.FinishedAt = &done
 	return run, changed
+}
+
+// runImportContained is runImport with a panic turned into the run's error: it
+// runs on a goroutine of its own, where a panic would end the whole process
+// (the window, or `logbook serve` with every browser on it).
+func (a *App) runImportContained(ctx context.Context, roots []string, run *ImportRun) (changed []string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.log.Error("import panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			changed, err = nil, fmt.Errorf("import panicked: %v", p)
+		}
+	}()
+	return a.runImport(ctx, roots, run)
 }
 
 // runImport imports roots (none: nothing to read), checkpoints the archive and

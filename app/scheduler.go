@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,14 @@ const catchUpGrace = 2 * time.Minute
 
 // dueSlack tolerates a timer that wakes a little before its instant.
 const dueSlack = time.Second
+
+// defaultWakeEvery is how often cron's loop wakes when nothing is due. Go's timers
+// run on the monotonic clock, which stands still while the machine is suspended
+// (Linux, macOS): a timer set at 8:30 for a 9:00 fire, with the lid closed from
+// 8:45 to 10:00, would go off at 10:15. Each wake re-checks every entry against the
+// wall clock, so after a suspend (or a wall-clock jump) a due fire runs within
+// this much.
+const defaultWakeEvery = time.Minute
 
 // SchedulerOptions configure NewScheduler. Zero fields take defaults.
 type SchedulerOptions struct {
@@ -62,6 +71,9 @@ type SchedulerOptions struct {
 	// 300 s, which dsh itself enforces, so the archive's fold never yields less).
 	// Test-only: tests lower it to watch an every cadence in seconds.
 	MinEvery time.Duration
+	// WakeEvery is the longest cron sleeps without looking at the wall clock
+	// (default defaultWakeEvery); see there. Tests shorten it.
+	WakeEvery time.Duration
 }
 
 // Fire is what the scheduler reports after each fire (and each catch-up question):
@@ -87,13 +99,17 @@ type Scheduler struct {
 	client      *http.Client
 	stopTimeout time.Duration
 	minEvery    time.Duration
+	wakeEvery   time.Duration
 
 	cfgMu     sync.Mutex
 	cfg       SchedulerConfig
 	cfgLoaded bool
+	cfgStamp  fileStamp    // of the config file cfg was read from (zero: none)
+	wakes     atomic.Int64 // runs of the wake-up entry
 
 	mu       sync.Mutex // guards everything below; held while arming, never while an action runs
 	cron     *cron.Cron
+	wakeID   cron.EntryID    // the entry that only wakes cron's loop (see defaultWakeEvery)
 	ctx      context.Context // the running scheduler's; cancelled by Stop
 	cancel   context.CancelFunc
 	stopped  bool
@@ -118,6 +134,11 @@ type armPlan struct {
 type armedEntry struct {
 	id   cron.EntryID
 	plan armPlan
+	// since is when this scheduler began watching the schedule without a break
+	// (kept when the entry is replaced): a target after it came due while
+	// Logbook ran, so it is never a fire missed while closed, however the entry
+	// was re-armed around it.
+	since time.Time
 }
 
 // NewScheduler returns a scheduler for the archive; call Start to arm schedules.
@@ -140,11 +161,14 @@ func NewScheduler(store *archive.Store, o SchedulerOptions) *Scheduler {
 	if o.MinEvery <= 0 {
 		o.MinEvery = dsh.MinEverySeconds * time.Second
 	}
+	if o.WakeEvery <= 0 {
+		o.WakeEvery = defaultWakeEvery
+	}
 	cfg := fillConfig(o.Config)
 	s := &Scheduler{
 		Logger: o.Logger.With("component", "scheduler"), Now: o.Now, Notify: o.Notify,
 		store: store, loc: o.Location, configPath: o.ConfigPath, client: o.HTTPClient,
-		stopTimeout: o.StopTimeout, minEvery: o.MinEvery, cfg: cfg,
+		stopTimeout: o.StopTimeout, minEvery: o.MinEvery, wakeEvery: o.WakeEvery, cfg: cfg,
 		armed: map[schedKey]armedEntry{}, inflight: map[schedKey]bool{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -193,6 +217,9 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	l := cronLogger{s.Logger}
 	s.cron = cron.New(cron.WithLocation(s.loc), cron.WithLogger(l),
 		cron.WithChain(cron.Recover(l), cron.SkipIfStillRunning(l)))
+	// The job does nothing: waking cron's loop is the point (see defaultWakeEvery).
+	// It is not in s.armed, so Armed and Reload never see it.
+	s.wakeID = s.cron.Schedule(cron.Every(s.wakeEvery), cron.FuncJob(func() { s.wakes.Add(1) }))
 	s.cron.Start()
 	s.mu.Unlock()
 	return s.Reload(ctx)
@@ -310,19 +337,24 @@ func (s *Scheduler) syncLocked(k schedKey, it *archive.ScheduleItem, now time.Ti
 			return
 		}
 	}
+	since := now
 	if isArmed {
 		s.cron.Remove(cur.id)
+		since = cur.since
 	}
 	var sched cron.Schedule = &onceSchedule{at: p.at}
 	if p.every > 0 {
 		sched = &everySchedule{first: p.at, anchor: p.anchor, every: p.every}
 	}
-	// A schedule armed when already overdue was missed (Logbook was closed, or it was
-	// paused): its first run is a catch-up.
+	// A schedule first armed when already overdue was missed (Logbook was closed, or
+	// it was paused): its first run is a catch-up. One re-armed while it was watched
+	// is not: a Reload landing between cron starting a job and the job claiming the
+	// schedule re-arms the same overdue target, and must not turn an on-time fire
+	// into a catch-up (skipped or asked under those policies).
 	missed := &atomic.Bool{}
-	missed.Store(!p.at.After(now))
+	missed.Store(!p.at.After(since))
 	id := s.cron.Schedule(sched, cron.FuncJob(func() { s.runDue(k, missed.Swap(false)) }))
-	s.armed[k] = armedEntry{id: id, plan: p}
+	s.armed[k] = armedEntry{id: id, plan: p, since: since}
 	s.Logger.Debug("armed", "schedule", k, "at", p.at, "every", p.every)
 }
 
@@ -378,6 +410,14 @@ func (s *Scheduler) claim(k schedKey) bool {
 	return true
 }
 
+// claimed runs fn for a schedule claimed with claim, and releases the claim even
+// when fn panics (cron.Recover, or Trigger, survives the panic; a claim left
+// behind would keep the schedule from ever firing again).
+func (s *Scheduler) claimed(k schedKey, fn func() error) error {
+	defer s.release(k)
+	return fn()
+}
+
 func (s *Scheduler) release(k schedKey) {
 	s.mu.Lock()
 	delete(s.inflight, k)
@@ -398,8 +438,7 @@ func (s *Scheduler) runDue(k schedKey, missed bool) {
 	if !s.claim(k) {
 		return
 	}
-	err := s.fireIfDue(ctx, k, missed)
-	s.release(k)
+	err := s.claimed(k, func() error { return s.fireIfDue(ctx, k, missed) })
 	if ctx.Err() != nil {
 		return
 	}
@@ -495,53 +534,6 @@ func (s *Scheduler) notify(f Fire) {
 	s.Notify(f)
 }
 
-// loadConfigLocked reads ConfigPath, when set, into cfg. A file that cannot be
-// used leaves the safe default (notify only), so a broken hand edit never stops
-// reminders; the problem is logged.
-func (s *Scheduler) loadConfigLocked() {
-	s.cfgLoaded = true
-	if s.configPath == "" {
-		return
-	}
-	c, err := LoadSchedulerConfig(s.configPath)
-	if err != nil {
-		s.Logger.Warn("scheduler config unusable; notifying only", "err", err)
-	}
-	s.cfg = c
-}
-
-// Config returns the configuration in force (read from ConfigPath on first use).
-func (s *Scheduler) Config() SchedulerConfig {
-	s.cfgMu.Lock()
-	defer s.cfgMu.Unlock()
-	if !s.cfgLoaded {
-		s.loadConfigLocked()
-	}
-	c := s.cfg
-	c.Command = append([]string{}, s.cfg.Command...)
-	return c
-}
-
-// SetConfig validates c, saves it (to ConfigPath, when set) and uses it from the
-// next fire on.
-func (s *Scheduler) SetConfig(c SchedulerConfig) error {
-	if c.Command == nil {
-		c.Command = []string{}
-	}
-	if err := c.Validate(); err != nil {
-		return err
-	}
-	if s.configPath != "" {
-		if err := SaveSchedulerConfig(s.configPath, c); err != nil {
-			return err
-		}
-	}
-	s.cfgMu.Lock()
-	s.cfg, s.cfgLoaded = c, true
-	s.cfgMu.Unlock()
-	return nil
-}
-
 // lookup finds a schedule (a session id prefix is enough) still active in its
 // session.
 func (s *Scheduler) lookup(ctx context.Context, sessionID, scheduleID string) (archive.ScheduleItem, error) {
@@ -571,8 +563,11 @@ func (s *Scheduler) FireNow(ctx context.Context, sessionID, scheduleID string) (
 	if it.LogbookNextFire != nil {
 		target = *it.LogbookNextFire
 	}
-	f, err := s.fire(ctx, it, target, archive.TriggerManual)
-	s.release(k)
+	var f archive.ScheduleFire
+	err = s.claimed(k, func() (err error) {
+		f, err = s.fire(ctx, it, target, archive.TriggerManual)
+		return err
+	})
 	s.rearm(ctx, k)
 	return f, err
 }
@@ -593,6 +588,14 @@ func (s *Scheduler) Trigger(ctx context.Context, sessionID, scheduleID string) e
 	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
+		// As cron.Recover does for scheduled fires: a bug in a fire must not end
+		// the process (the window, or serve with every browser on it).
+		defer func() {
+			if p := recover(); p != nil {
+				s.Logger.Error("fire now panicked", "session", sessionID, "schedule", scheduleID,
+					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			}
+		}()
 		if _, err := s.FireNow(run, sessionID, scheduleID); err != nil && run.Err() == nil {
 			s.Logger.Warn("fire now", "session", sessionID, "schedule", scheduleID, "err", err)
 		}

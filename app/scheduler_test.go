@@ -542,7 +542,16 @@ func TestSchedulerCronWiring(t *testing.T) {
 	e := newSchedEnv(t)
 	e.writeSession(t, "session-w", []schedSpec{{kind: "at", prompt: "x", at: soon(time.Hour)}}, nil)
 	s, _ := e.startScheduler(t, DefaultSchedulerConfig())
-	entries := func() []cron.Entry { return s.cron.Entries() }
+	entries := func() []cron.Entry { // the schedules' entries, without the wake-up
+		var out []cron.Entry
+		for _, e := range s.cron.Entries() {
+			if e.ID != s.wakeID {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	require.Len(t, s.cron.Entries(), 2, "one per schedule, plus the wake-up")
 	require.Len(t, entries(), 1)
 	first := entries()[0].ID
 	require.NoError(t, s.Reload(ctx))

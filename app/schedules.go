@@ -127,7 +127,12 @@ func (a *App) startScheduler() {
 	if !s.Running() {
 		return
 	}
-	a.wg.Add(1)
+	if !a.track() { // Shutdown began meanwhile: it will not wait for the stopper below
+		if err := s.Stop(); err != nil {
+			a.log.Warn("scheduler stop", "err", err)
+		}
+		return
+	}
 	go func() {
 		defer a.wg.Done()
 		<-a.ctx.Done()

@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"path"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -41,7 +42,14 @@ type ServerOptions struct {
 	Assets fs.FS
 	// KeepAlive is the gap between keep-alive comments on the event stream; 25 s when 0.
 	KeepAlive time.Duration
-	Logger    *slog.Logger
+	// WriteTimeout bounds one write to an event stream; a browser that reads
+	// nothing for that long (a stuck tab, a client that stopped reading) is
+	// dropped, so it never holds a goroutine or a graceful shutdown. 15 s when 0.
+	WriteTimeout time.Duration
+	// ShutdownTimeout bounds how long ListenAndServe waits for requests in flight
+	// before closing their connections; 5 s when 0.
+	ShutdownTimeout time.Duration
+	Logger          *slog.Logger
 }
 
 // Server serves the UI bundle and the App's methods over HTTP, for `logbook
@@ -55,8 +63,14 @@ type ServerOptions struct {
 //   - the Host header must be the listen address or a loopback alias with its port,
 //     so a DNS-rebound name pointing at 127.0.0.1 gets nothing (421);
 //   - an Origin header, when present, must be this server's own origin (403);
+//   - a request a browser labels cross-site or same-site (Sec-Fetch-Site), which
+//     includes pages served by other ports of this machine, is refused (403) unless
+//     it is a top-level navigation, so no other page can even open the event stream
+//     or time the API with the user's cookie;
 //   - POST /api requires Content-Type application/json, which no HTML form can send
 //     without a CORS preflight this server never grants.
+//
+// Only the content-hashed /assets/ files are served without the token.
 type Server struct {
 	app     *App
 	hub     *Hub
@@ -91,6 +105,12 @@ func NewServer(a *App, hub *Hub, opts ServerOptions) *Server {
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = 25 * time.Second
 	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 15 * time.Second
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = 5 * time.Second
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -110,6 +130,9 @@ func NewServer(a *App, hub *Hub, opts ServerOptions) *Server {
 	s.hosts[strings.ToLower(opts.Addr)] = true
 	for _, h := range []string{"127.0.0.1", "localhost", "[::1]"} {
 		s.hosts[h+":"+port] = true
+		if port == "80" {
+			s.hosts[h] = true // a browser leaves out the default port
+		}
 	}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /api/events", s.serveEvents)
@@ -160,6 +183,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "forbidden: cross-origin request", http.StatusForbidden)
 		return
 	}
+	if crossSite(r) {
+		// SameSite=Strict still sends the cookie from pages on other ports of this
+		// host (same-site), and a no-cors GET carries no Origin: only the browser's
+		// own label tells such a request apart.
+		http.Error(w, "forbidden: cross-site request", http.StatusForbidden)
+		return
+	}
 	if tok := r.URL.Query().Get("token"); tok != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		s.acceptToken(w, r, tok)
 		return
@@ -169,12 +199,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusUnauthorized, "Not signed in: open the link `logbook serve` printed (it carries the access token).")
 			return
 		}
-		if isPage(r.URL.Path) {
+		if !isPublic(r.URL.Path) {
 			writeHTML(w, http.StatusUnauthorized, tokenPage)
 			return
 		}
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// crossSite reports whether a browser labelled r as coming from another site, or
+// another origin of this site, other than by a top-level navigation (following a
+// link to the UI is harmless: the page that linked cannot read the answer).
+func crossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+	default: // same-origin, none (typed or opened from the terminal), or not a browser
+		return false
+	}
+	nav := r.Header.Get("Sec-Fetch-Mode") == "navigate" && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+	return !nav || strings.HasPrefix(r.URL.Path, "/api/")
 }
 
 // acceptToken exchanges a valid ?token= for the cookie and redirects to the same
@@ -263,6 +306,8 @@ var errorType = reflect.TypeFor[error]()
 func (s *Server) call(m reflect.Method, args []reflect.Value) (out any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
+			// The stack goes to the log only; the client gets FormatError's text.
+			s.log.Error("API method panicked", "method", m.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			err = fmt.Errorf("%s panicked: %v", m.Name, p)
 		}
 	}()
@@ -289,11 +334,17 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Accel-Buffering", "no")
 	sub := s.hub.subscribe()
 	defer s.hub.unsubscribe(sub)
-	w.WriteHeader(http.StatusOK)
-	if _, err := io.WriteString(w, "retry: 2000\n: connected\n\n"); err != nil {
-		return
+	// write sends b within WriteTimeout: a client that stops reading fills the
+	// socket buffers, and without a deadline Write would then block forever.
+	write := func(b []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
 	}
-	if rc.Flush() != nil {
+	w.WriteHeader(http.StatusOK)
+	if !write([]byte("retry: 2000\n: connected\n\n")) {
 		return
 	}
 	tick := time.NewTicker(s.opts.KeepAlive)
@@ -313,10 +364,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 				fmt.Fprintf(&buf, "event: %s\ndata: %s\n\n", e.Name, e.Data)
 			}
 		}
-		if _, err := w.Write(buf.Bytes()); err != nil {
-			return
-		}
-		if rc.Flush() != nil {
+		if !write(buf.Bytes()) {
 			return
 		}
 	}
@@ -351,10 +399,12 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
 }
 
-// isPage reports whether a path is the UI page (which needs the token; the
-// bundle's scripts and styles hold no data and do not).
-func isPage(p string) bool {
-	return p == "/" || p == "/index.html"
+// isPublic reports whether a path may be served without the token: only the
+// bundle's content-hashed scripts and styles, which hold no data. The path is
+// judged as serveStatic will read it (cleaned), so "/index.html/", "/%2e%2e/" or
+// "/assets/%2e%2e/index.html" are the page, and need the token like "/".
+func isPublic(p string) bool {
+	return strings.HasPrefix(path.Clean("/"+p), "/assets/")
 }
 
 // securityHeaders keep the page out of other sites' frames and its scripts to its
@@ -414,9 +464,15 @@ const notBuiltPage = `<!doctype html>
 `
 
 // ListenAndServe serves s on ln until ctx is cancelled, then shuts down gracefully
-// (open event streams are ended first).
+// (open event streams are ended first). Requests still running after
+// ShutdownTimeout have their connections closed, so a stuck client never keeps
+// the process alive.
 func ListenAndServe(ctx context.Context, ln net.Listener, s *Server) error {
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	// No ReadTimeout or WriteTimeout: both would cut the event stream. Headers are
+	// bounded here, stream writes in serveEvents, idle keep-alive connections by
+	// IdleTimeout.
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	hs.RegisterOnShutdown(s.Close)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -425,11 +481,14 @@ func ListenAndServe(ctx context.Context, ln net.Listener, s *Server) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
 	defer cancel()
-	err := hs.Shutdown(sctx)
-	if e := <-errc; !errors.Is(e, http.ErrServerClosed) && err == nil {
-		err = e
+	if err := hs.Shutdown(sctx); err != nil {
+		s.log.Warn("requests still running at shutdown; closing their connections", "timeout", s.opts.ShutdownTimeout, "err", err)
+		_ = hs.Close()
 	}
-	return err
+	if e := <-errc; !errors.Is(e, http.ErrServerClosed) {
+		return e
+	}
+	return nil
 }
