@@ -97,9 +97,17 @@ func (a *App) SetSchedulerConfig(c SchedulerConfig) error {
 	if err := c.Validate(); err != nil {
 		return invalid(err.Error())
 	}
-	if cur := s.Config(); !a.events.desktop() && !slices.Equal(c.Command, cur.Command) {
-		return invalid("The command can only be changed in the desktop app, in scheduler.json in the data folder, " +
-			"or with `logbook scheduler --save -- COMMAND ARG...`.")
+	// A browser holds no more than the per-run token: not enough to choose a
+	// program this machine runs, nor where prompts are sent.
+	if cur := s.Config(); !a.events.desktop() {
+		if !slices.Equal(c.Command, cur.Command) {
+			return invalid("The command can only be changed in the desktop app, in scheduler.json in the data folder, " +
+				"or with `logbook scheduler --save -- COMMAND ARG...`.")
+		}
+		if c.WebhookURL != cur.WebhookURL {
+			return invalid("The webhook URL can only be changed in the desktop app, in scheduler.json in the data folder, " +
+				"or with `logbook scheduler --save --webhook URL`.")
+		}
 	}
 	return s.SetConfig(c)
 }

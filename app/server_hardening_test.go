@@ -270,6 +270,12 @@ func TestServerSetSchedulerConfigCannotChooseTheCommand(t *testing.T) {
 			assert.Empty(t, ta.deps.Scheduler.Config().Command)
 		})
 	}
+	t.Run("webhook URL", func(t *testing.T) {
+		w := call(`[{"action":"webhook","webhook_url":"http://10.0.0.1/collect","command":[],"timeout_seconds":30,"retries":0,"backoff_seconds":1,"catch_up":"fire"}]`)
+		assert.Equal(t, http.StatusUnprocessableEntity, w.Code, w.Body.String())
+		assert.Contains(t, w.Body.String(), "webhook URL can only be changed")
+		assert.Empty(t, ta.deps.Scheduler.Config().WebhookURL)
+	})
 	t.Run("the policy may change", func(t *testing.T) {
 		w := call(`[{"action":"notify","command":[],"timeout_seconds":30,"retries":0,"backoff_seconds":1,"catch_up":"skip"}]`)
 		assert.Equal(t, http.StatusOK, w.Code, w.Body.String())
