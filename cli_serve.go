@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/logbook/logbook/app"
@@ -102,8 +104,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	defer release()
 	ln, err := net.Listen("tcp", *addr)
+	if err != nil && errors.Is(err, syscall.EADDRINUSE) && !flagSet(fs, "addr") {
+		// The default port is taken (another program, or an old Logbook of another
+		// data directory): any free loopback port does, and the link says which.
+		fmt.Fprintf(e.stderr, "logbook serve: %s is in use; using a free port instead\n", *addr)
+		ln, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	defer ln.Close()
 	u, err := e.openUIStores(ctx, true)
@@ -132,6 +140,13 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "Logbook UI: %s\n", srv.URL())
 	return app.ListenAndServe(ctx, ln, srv)
+}
+
+// flagSet reports whether the command line named the flag.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // isLoopback reports whether a listen host only accepts connections from this

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"regexp"
@@ -176,4 +177,31 @@ func TestNoCommandWithoutWindow(t *testing.T) {
 	r = cliData(t, t.TempDir(), "window")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "no desktop window")
+}
+
+func TestServeDefaultPortTaken(t *testing.T) {
+	// Hold the default port (if something else already holds it, that is as good).
+	if ln, err := net.Listen("tcp", "127.0.0.1:8765"); err == nil {
+		defer ln.Close()
+	}
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("DSH_HOME", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut lockedBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"--data", t.TempDir(), "serve", "--no-import"}, &out, &errOut) }()
+	link := regexp.MustCompile(`Logbook UI: http://127\.0\.0\.1:(\d+)/\?token=`)
+	require.Eventually(t, func() bool { return link.MatchString(out.String()) }, 30*time.Second, 10*time.Millisecond,
+		"stdout: %s\nstderr: %s", &out, &errOut)
+	assert.NotEqual(t, "8765", link.FindStringSubmatch(out.String())[1], "a free port instead of the taken default")
+	assert.Contains(t, errOut.String(), "127.0.0.1:8765 is in use; using a free port instead")
+	cancel()
+	<-done
+
+	// An explicit --addr is honoured or refused, never silently changed.
+	var out2, err2 lockedBuffer
+	code := run(context.Background(), []string{"--data", t.TempDir(), "serve", "--no-import", "--addr", "127.0.0.1:8765"}, &out2, &err2)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, err2.String(), "listen on 127.0.0.1:8765")
 }
