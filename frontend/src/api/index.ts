@@ -9,6 +9,7 @@ import type {
 } from './types';
 
 export * from './types';
+import { UNREACHABLE, linkState, setLinkState, stateOfStatus, type LinkState } from '../lib/connection';
 
 /** An error from the Go side, already phrased for a person (app.FormatError). */
 export class ApiError extends Error {
@@ -41,12 +42,21 @@ async function call<T>(method: string, ...args: unknown[]): Promise<T> {
       throw new ApiError(typeof e === 'string' ? e : String((e as Error)?.message ?? e));
     }
   }
-  const r = await fetch('api/' + method, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Logbook': '1' },
-    credentials: 'same-origin',
-    body: JSON.stringify(args),
-  });
+  let r: Response;
+  try {
+    r = await fetch('api/' + method, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Logbook': '1' },
+      credentials: 'same-origin',
+      body: JSON.stringify(args),
+    });
+  } catch {
+    // No answer at all: the server is stopped or restarting.
+    linkDown('down');
+    throw new ApiError(UNREACHABLE, 0);
+  }
+  if (stateOfStatus(r.status) === 'signed-out') linkDown('signed-out');
+  else linkUp();
   if (!r.ok) {
     let msg = await r.text();
     try {
@@ -62,19 +72,76 @@ async function call<T>(method: string, ...args: unknown[]): Promise<T> {
 type Listener = (data: unknown) => void;
 const listeners = new Map<string, Set<Listener>>();
 let source: EventSource | null = null;
+const streamed = new Set<string>(); // event names the browser stream delivers
+
+function deliver(name: string, data: unknown) {
+  listeners.get(name)?.forEach((l) => l(data));
+}
+
+function openSource() {
+  source?.close();
+  const es = new EventSource('api/events', { withCredentials: true });
+  source = es;
+  for (const name of streamed) es.addEventListener(name, (ev) => deliver(name, JSON.parse((ev as MessageEvent).data)));
+  es.onopen = () => linkUp();
+  es.onerror = () => {
+    // CONNECTING: the browser retries by itself; CLOSED: it gave up (e.g. a 401 after a
+    // restart), and the probe below reopens the stream once calls get answers again.
+    linkDown(es.readyState === EventSource.CLOSED ? 'probe' : 'down');
+  };
+}
 
 function ensureStream(name: string) {
   const rt = (window as unknown as WailsWindow).runtime;
+  // One runtime/stream listener per event name for the page's life: registering again
+  // whenever the listener set was empty delivered each event twice after a view was
+  // left and opened again.
   if (isDesktop() && rt) {
-    if (!listeners.get(name)?.size) rt.EventsOn(name, (d) => listeners.get(name)?.forEach((l) => l(d)));
+    if (!streamed.has(name)) {
+      streamed.add(name);
+      rt.EventsOn(name, (d) => deliver(name, d));
+    }
     return;
   }
-  if (!source) source = new EventSource('api/events', { withCredentials: true });
-  if (!listeners.get(name)?.size) {
-    source.addEventListener(name, (ev) => {
-      const data = JSON.parse((ev as MessageEvent).data);
-      listeners.get(name)?.forEach((l) => l(data));
+  if (!streamed.has(name)) {
+    streamed.add(name);
+    source?.addEventListener(name, (ev) => deliver(name, JSON.parse((ev as MessageEvent).data)));
+  }
+  if (!source) openSource();
+}
+
+// While the link is down, ask every few seconds whether Logbook answers again.
+let probeTimer: ReturnType<typeof setTimeout> | undefined;
+
+function linkDown(s: LinkState | 'probe') {
+  if (s !== 'probe') setLinkState(s);
+  if (probeTimer === undefined) probeTimer = setTimeout(probe, 3000);
+}
+
+function linkUp() {
+  const reopen = source !== null && source.readyState === EventSource.CLOSED;
+  if (linkState() === 'ok' && !reopen) return;
+  clearTimeout(probeTimer);
+  probeTimer = undefined;
+  setLinkState('ok');
+  if (reopen) openSource();
+  // Live events were missed while the link was down: every view refreshes.
+  deliver('archive:changed', { sessions: null });
+}
+
+async function probe() {
+  probeTimer = undefined;
+  try {
+    const r = await fetch('api/Info', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Logbook': '1' },
+      credentials: 'same-origin',
+      body: '[]',
     });
+    if (stateOfStatus(r.status) === 'ok') return linkUp();
+    linkDown('signed-out');
+  } catch {
+    linkDown('down');
   }
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Compaction, TimelineItem, TimelinePage, ToolCall } from '../api/types';
 import {
-  buildRows, describeTool, findItemIndex, foldText, countLines, indexCompactions, isRevealed, mergePage, emptyLoaded,
-  nextTurnRow, replacedCount, rowOfItem, sessionProblems, shadowOwner, todoBox, tailProblem, tailState, toggleCompaction, trimLoaded, turnSpans,
+  buildRows, cleanMarker, compactionById, describeTool, findItemIndex, firstLine, foldChars, foldText, foldToggleLabel, countLines, needsScrollBox, indexCompactions, isRevealed, mergePage, emptyLoaded,
+  nextTurnRow, replacedCount, rowOfItem, problemCount, sessionProblems, warningKinds, shadowOwner, todoBox, tailProblem, tailState, toggleCompaction, trimLoaded, turnSpans,
   type Row,
 } from './conversation';
 
@@ -273,6 +273,20 @@ describe('sessionProblems', () => {
     expect(p[0].text).toContain('line 1: m0');
     expect(p).toHaveLength(1 + 3 + 1);
     expect(p[4].text).toBe('…and 5 more import warnings.');
+    expect(p[4].more).toBe(5);
+    expect(problemCount(p)).toBe(1 + 8); // the verdict states m0 itself
+  });
+  it('names the kinds of warnings for a folded summary', () => {
+    const problems = [
+      { kind: 'unpaired-approval', line: 3, offset: 0, message: 'a' },
+      { kind: 'seq-gap', line: 4, offset: 0, message: 'b' },
+      { kind: 'unpaired-approval', line: 5, offset: 0, message: 'c' },
+      { kind: 'unpaired-approval', line: 6, offset: 0, message: 'd' },
+    ];
+    const p = sessionProblems({ session, files: [], problems }, null, 2);
+    expect(warningKinds(p)).toEqual(['unpaired-approval', 'seq-gap']);
+    expect(problemCount(p)).toBe(4);
+    expect(p[2].text).toBe('…and 2 more import warnings.');
   });
 });
 
@@ -282,5 +296,52 @@ describe('todoBox', () => {
     expect(todoBox('in_progress')).toBe('◐');
     expect(todoBox('pending')).toBe('☐');
     expect(todoBox('')).toBe('☐');
+  });
+});
+
+describe('folding long text for display', () => {
+  it('folds one huge line about as short as maxLines wrapped lines', () => {
+    const cmd = 'echo ' + 'verylongtoken'.repeat(800);
+    const f = foldText(cmd, 8, foldChars(8));
+    expect(f.folded).toBe(true);
+    expect(f.text.length).toBeLessThanOrEqual(foldChars(8) + 1);
+    expect(f.hiddenLines).toBe(0);
+    expect(foldChars(1)).toBe(600);
+  });
+  it('labels the toggle by lines when lines are hidden, by characters when one line was cut', () => {
+    const many = Array.from({ length: 50 }, (_, i) => `line ${i}`).join('\n');
+    expect(foldToggleLabel(foldText(many, 10), many.length, false)).toBe('Show all 50 lines');
+    const one = 'x'.repeat(10_000);
+    expect(foldToggleLabel(foldText(one, 10, foldChars(10)), one.length, false)).toBe('Show all 10,000 characters');
+    expect(foldToggleLabel(foldText(one, 10), one.length, true)).toBe('Show less');
+  });
+  it('gives long unfolded text its own scroll box', () => {
+    expect(needsScrollBox('a\nb', 2)).toBe(false);
+    expect(needsScrollBox('x', 61)).toBe(true);
+    expect(needsScrollBox('x'.repeat(12_001), 1)).toBe(true);
+  });
+  it('previews without terminal escapes', () => {
+    expect(firstLine('\x1b[31mFAIL\x1b[0m src/a.go\nmore')).toBe('FAIL src/a.go');
+  });
+});
+
+describe('compactionById', () => {
+  it('finds the loaded compaction a ?reveal= link names', () => {
+    const items = [msg(1), comp(5, {}), msg(6), comp(9, {})];
+    expect(compactionById(items, 'k9')?.seq).toBe(9);
+    expect(compactionById(items, 'k5')?.seq).toBe(5);
+    expect(compactionById(items, 'nope')).toBeNull();
+    expect(compactionById(items, null)).toBeNull();
+  });
+});
+
+describe('cleanMarker', () => {
+  it('drops terminal escapes from every text of a marker', () => {
+    const m = cleanMarker({
+      label: 'todo \x1b[1mlist\x1b[0m', detail: '\x1b[31mx\x1b[0m',
+      todos: [{ content: 'fix \x1b[31mFAIL\x1b[0m', status: 'pending' }], fields: [{ name: 'n', value: '\x1b[2Kv' }],
+    });
+    expect(m).toEqual({ label: 'todo list', detail: 'x', todos: [{ content: 'fix FAIL', status: 'pending' }], fields: [{ name: 'n', value: 'v' }] });
+    expect(cleanMarker({ label: 'plain' })).toEqual({ label: 'plain' });
   });
 });

@@ -3,7 +3,8 @@
 // toggle reveals, the flat row model the virtual list renders (with turn and step
 // boundaries), finding the item that holds a seq, reading tool calls, folding long
 // output and telling whether the log ends mid-turn.
-import type { Compaction, Problem, SessionDetail, TimelineItem, TimelinePage, TodoItem, ToolCall } from '../api/types';
+import type { Compaction, Marker, Problem, SessionDetail, TimelineItem, TimelinePage, TodoItem, ToolCall } from '../api/types';
+import { stripAnsi } from './format';
 
 // ---------------------------------------------------------------------------------
 // Pages
@@ -174,6 +175,12 @@ export function isRevealed(it: TimelineItem, revealed: ReadonlySet<number>, idx:
   if (it.shadowed_by !== undefined && it.shadowed_by !== null && revealed.has(it.shadowed_by)) return true;
   const o = shadowOwner(it, idx);
   return o ? isCompactionRevealed(o, revealed) : false;
+}
+
+/** The loaded compaction (or prune) item with this compactionId (links such as ?reveal=ID name one). */
+export function compactionById(items: TimelineItem[], id: string | null): TimelineItem | null {
+  if (!id) return null;
+  return items.find((it) => it.kind === 'compaction' && it.compaction?.compactionId === id) ?? null;
 }
 
 /** Toggles a compaction's originals: returns the new revealed set. */
@@ -452,6 +459,7 @@ export function describeTool(name: string, rawArgs: string): ToolView {
 }
 
 export function firstLine(s: string, max = 200): string {
+  s = stripAnsi(s);
   const i = s.indexOf('\n');
   const line = (i < 0 ? s : s.slice(0, i)).trim();
   return line.length > max ? line.slice(0, max - 1) + '…' : line;
@@ -503,6 +511,27 @@ export function foldText(text: string, maxLines = 14, maxChars = 4000): Fold {
   return { text: shown, folded: true, totalLines, hiddenLines: Math.max(0, totalLines - shownLines) };
 }
 
+/** How many characters a fold of maxLines lines shows at most: one huge line folds about as short as maxLines wrapped lines. */
+export function foldChars(maxLines: number): number {
+  return Math.max(600, maxLines * 160);
+}
+
+/** The label of a fold's toggle: lines when lines are hidden, characters when one long line was cut. */
+export function foldToggleLabel(f: Fold, chars: number, open: boolean): string {
+  if (open) return 'Show less';
+  if (f.hiddenLines > 0) return `Show all ${f.totalLines.toLocaleString()} lines`;
+  return `Show all ${chars.toLocaleString()} characters`;
+}
+
+/**
+ * Whether unfolded text is long enough to scroll inside its own box. Without one a
+ * 50,000-line output makes a single card hundreds of thousands of pixels tall, and
+ * its "Show less" ends up out of reach at the far bottom.
+ */
+export function needsScrollBox(text: string, totalLines: number): boolean {
+  return totalLines > 60 || text.length > 12_000;
+}
+
 // ---------------------------------------------------------------------------------
 // Virtual list height estimates (px), before an item is measured.
 
@@ -546,6 +575,24 @@ export interface ProblemLine {
   text: string;
   /** The importer's own wording, when the line restates it in plainer words. */
   detail?: string;
+  /** On the "…and N more" line: N, the warnings it stands for. */
+  more?: number;
+}
+
+/** How many problems the lines stand for (the "…and N more" line counts N). */
+export function problemCount(lines: ProblemLine[]): number {
+  return lines.reduce((n, l) => n + (l.more ?? 1), 0);
+}
+
+/** The distinct kinds of import warnings among the lines, in order, e.g. "unpaired-approval, seq-gap". */
+export function warningKinds(lines: ProblemLine[]): string[] {
+  const kinds: string[] = [];
+  for (const l of lines) {
+    if (l.kind !== 'warning' || l.more) continue;
+    const k = l.text.slice(0, Math.max(0, l.text.indexOf(':')));
+    if (k && !kinds.includes(k)) kinds.push(k);
+  }
+  return kinds;
 }
 
 /**
@@ -580,9 +627,23 @@ export function sessionProblems(
   const tailWarn = tail ? problems.find((p) => p.kind === 'interrupted-tail' && !said.has(p.message)) : undefined;
   const rest = problems.filter((p) => !said.has(p.message) && p !== tailWarn);
   for (const p of rest.slice(0, maxWarnings)) out.push({ tone: 'warn', kind: 'warning', text: `${p.kind}: ${where(p)}${p.message}` });
-  if (rest.length > maxWarnings) out.push({ tone: 'warn', kind: 'warning', text: `…and ${rest.length - maxWarnings} more import warnings.` });
+  if (rest.length > maxWarnings) {
+    const more = rest.length - maxWarnings;
+    out.push({ tone: 'warn', kind: 'warning', text: `…and ${more} more import warning${more === 1 ? '' : 's'}.`, more });
+  }
   if (tail) out.push({ tone: 'warn', kind: 'tail', text: tail, ...(tailWarn ? { detail: tailWarn.message } : {}) });
   return out;
+}
+
+/** A marker's texts without terminal escapes, for display. */
+export function cleanMarker(m: Marker): Marker {
+  return {
+    ...m,
+    label: stripAnsi(m.label),
+    ...(m.detail !== undefined ? { detail: stripAnsi(m.detail) } : {}),
+    ...(m.todos ? { todos: m.todos.map((t) => ({ ...t, content: stripAnsi(t.content) })) } : {}),
+    ...(m.fields ? { fields: m.fields.map((f) => ({ ...f, value: stripAnsi(f.value) })) } : {}),
+  };
 }
 
 /** The checkbox of a todo item by its status, as written by the agent. */

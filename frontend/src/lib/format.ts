@@ -57,3 +57,14 @@ export function bytes(n: number): string {
 export function shortId(id: string): string {
   return id.replace(/^session-/, '').slice(0, 8);
 }
+
+// Terminal escapes: CSI (colours, cursor moves), OSC (titles, hyperlinks) and the
+// two-character ones. Tool output from test runners and shells is full of them; shown
+// raw they are a box glyph followed by "[31m" noise.
+const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\|$)|\x1b[ -/]+[0-~]|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]/g;
+
+/** Text without terminal escape sequences, for display (copying keeps the raw text). */
+export function stripAnsi(s: string): string {
+  if (!s || (s.indexOf('\x1b') < 0 && s.indexOf('\x9b') < 0)) return s;
+  return s.replace(ANSI, '');
+}

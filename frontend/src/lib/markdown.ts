@@ -35,6 +35,7 @@ import sql from 'highlight.js/lib/languages/sql';
 import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
+import { stripAnsi } from './format';
 
 const languages = {
   bash, c, cpp, css, diff, dockerfile, go, ini, java, javascript, json, makefile, markdown, plaintext, powershell,
@@ -143,6 +144,7 @@ const PLAIN_ABOVE = 400_000; // characters: past this, show preformatted text, n
 /** Renders untrusted Markdown to sanitized HTML (cached by source). */
 export function renderMarkdown(src: string): string {
   if (!src) return '';
+  src = stripAnsi(src);
   const hit = cache.get(src);
   if (hit !== undefined) return hit;
   let html: string;

@@ -7,6 +7,9 @@ import {
 } from './search';
 
 describe('sanitizeFragment', () => {
+  it('leaves terminal escapes out of fragments', () => {
+    expect(sanitizeFragment('\x1b[31m<mark>FAIL</mark>\x1b[0m ok')).toBe('<mark>FAIL</mark> ok');
+  });
   it('keeps <mark> and escaped text as Bleve sends it', () => {
     expect(sanitizeFragment('run <mark>deploy</mark> now')).toBe('run <mark>deploy</mark> now');
     expect(sanitizeFragment('a &lt;b&gt; &amp; <mark>c</mark>')).toBe('a &lt;b&gt; &amp; <mark>c</mark>');

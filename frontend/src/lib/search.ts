@@ -3,6 +3,7 @@
 // grouping hits by session. Also the cached session lookup the list views share.
 
 import { api, on, type Hit, type Session } from '../api';
+import { stripAnsi } from './format';
 
 // ---------------------------------------------------------------------------
 // Fragments
@@ -42,7 +43,7 @@ export function fragmentSegments(fragment: string): Segment[] {
   let marked = false;
   const push = (raw: string) => {
     if (!raw) return;
-    const text = decodeEntities(raw);
+    const text = stripAnsi(decodeEntities(raw));
     const last = out[out.length - 1];
     if (last && last.mark === marked) last.text += text;
     else out.push({ text, mark: marked });
@@ -465,7 +466,7 @@ export function sessionIndex(): Promise<Map<string, Session>> {
 
 /** A session's display title. */
 export function sessionTitle(s: Session | undefined, id: string): string {
-  const t = s?.title?.trim();
+  const t = stripAnsi(s?.title ?? '').trim();
   return t || 'Untitled session ' + id.replace(/^session-/, '').slice(0, 8);
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../api/types';
 import {
-  buildRows, childCounts, filterSessions, groupSessions, highlight, modelsLabel, nextSessionRow, projectName,
+  buildRows, childCounts, filterSessions, groupSessions, highlight, modelsLabel, nextSessionRow, projectName, sessionRowNear,
   relationHint, sessionTitle, sortSessions,
 } from './sessions';
 
@@ -20,6 +20,10 @@ describe('sessionTitle / projectName', () => {
   it('falls back to the short id', () => {
     expect(sessionTitle({ id: 'session-2d7d25bf-c4f9', title: '' })).toBe('2d7d25bf');
     expect(sessionTitle({ id: 'x', title: '  Fix it ' })).toBe('Fix it');
+  });
+  it('shows titles without terminal escapes', () => {
+    expect(sessionTitle({ id: 'x', title: 'let \x1b[31mFAIL\x1b[0m go' })).toBe('let FAIL go');
+    expect(sessionTitle({ id: 'session-abcdef012', title: '\x1b[0m' })).toBe('abcdef01');
   });
   it('names a project by its last path segment, Windows or POSIX', () => {
     expect(projectName('/home/u/proj/')).toBe('proj');
@@ -92,6 +96,16 @@ describe('sortSessions / groupSessions', () => {
     expect(nextSessionRow(rows, 0, 1)).toBe(1);
     expect(nextSessionRow(rows, 2, 1)).toBe(2);
     expect(nextSessionRow(rows, 1, -1)).toBe(1);
+  });
+  it('finds the session next to a folded project: below it, else above it', () => {
+    const g = groupSessions(sortSessions([old, mid, recent], 'newest'));
+    // /a folded: group, group, session (of /b)
+    const foldA = buildRows(g, new Set(['/a']));
+    expect(sessionRowNear(foldA, 0)).toBe(2);
+    // /b folded: group, session, session, group: nothing below the last group
+    const foldB = buildRows(g, new Set(['/b']));
+    expect(sessionRowNear(foldB, 3)).toBe(2);
+    expect(sessionRowNear(buildRows(g, new Set(['/a', '/b'])), 1)).toBe(-1);
   });
 });
 

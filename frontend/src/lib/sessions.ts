@@ -2,6 +2,7 @@
 // flat row model the virtualized list renders. Pure functions, no DOM, so vitest can
 // drive them directly; they are written to stay fast with 10,000+ sessions.
 import type { Health, Session } from '../api/types';
+import { stripAnsi } from './format';
 
 export type SortKey = 'newest' | 'oldest' | 'tools' | 'tokens' | 'longest';
 
@@ -31,7 +32,7 @@ export function healthLabel(h: Health | string): string {
 
 /** What a session row shows as its title: the title, else the short id. */
 export function sessionTitle(s: Pick<Session, 'id' | 'title'>): string {
-  const t = s.title?.trim();
+  const t = stripAnsi(s.title ?? '').trim();
   return t ? t : shortSessionId(s.id);
 }
 
@@ -186,6 +187,14 @@ export function buildRows(groups: Group[], collapsed: ReadonlySet<string>): Row[
 export function nextSessionRow(rows: Row[], from: number, dir: 1 | -1): number {
   for (let i = from + dir; i >= 0 && i < rows.length; i += dir) if (rows[i].type === 'session') return i;
   return from;
+}
+
+/** The session row nearest below index i, else above it; -1 when there is none (e.g. every project folded). */
+export function sessionRowNear(rows: Row[], i: number): number {
+  const below = nextSessionRow(rows, i, 1);
+  if (below !== i) return below;
+  const above = nextSessionRow(rows, i, -1);
+  return above !== i ? above : -1;
 }
 
 export interface RelationHint {

@@ -29,6 +29,7 @@ describe('compactions', () => {
     expect(shadowedEvents(comp({ shadowedSeqs: [], shadowed_start: 4, shadowed_end: 6 }))).toBe(3);
     expect(shadowedEvents(comp({ shadowedSeqs: [], shadowed_start: null, shadowed_end: null }))).toBe(0);
     expect(cleanSummary(null)).toBe('');
+    expect(cleanSummary('<summary>\n\x1b[31mFAIL\x1b[0m in a.go\n</summary>')).toBe('FAIL in a.go');
   });
 
   it('labels triggers', () => {

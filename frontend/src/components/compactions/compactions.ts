@@ -2,6 +2,7 @@
 
 import type { Compaction, Session } from '../../api/types';
 import { sessionTitle } from '../../lib/search';
+import { stripAnsi } from '../../lib/format';
 
 export interface CompactionRow {
   c: Compaction;
@@ -21,10 +22,10 @@ function ms(iso: string | null | undefined): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
-/** The summary text without a <summary>…</summary> wrapper the harness adds. */
+/** The summary text without a <summary>…</summary> wrapper the harness adds, nor terminal escapes. */
 export function cleanSummary(s: string | undefined | null): string {
   if (!s) return '';
-  return s.replace(/^\s*<summary>\s*/i, '').replace(/\s*<\/summary>\s*$/i, '').trim();
+  return stripAnsi(s).replace(/^\s*<summary>\s*/i, '').replace(/\s*<\/summary>\s*$/i, '').trim();
 }
 
 /** How many events a compaction or prune took out of the model's view. */
