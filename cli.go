@@ -14,6 +14,7 @@ import (
 
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/index"
 )
 
 // command is one CLI subcommand.
@@ -178,7 +179,9 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	// The index is derived from the archive and fed in the same run, so what was just
 	// imported is searchable at once. A failure here loses nothing: the next run (or
 	// any search) brings the index level with the archive again.
-	if ix, err := e.openIndex(ctx, s, *asJSON); err != nil {
+	if ix, err := e.openIndex(ctx, s, *asJSON); errors.Is(err, index.ErrInUse) {
+		fmt.Fprintln(e.stderr, "logbook import: the search index is open in a running Logbook; it indexes these sessions within seconds")
+	} else if err != nil {
 		fmt.Fprintf(e.stderr, "logbook import: search index not updated: %v\n", err)
 	} else {
 		ix.Close()

@@ -20,9 +20,9 @@ import (
 // a version change rebuilds it and sessions imported since the last run are indexed,
 // so search never silently misses what the archive holds.
 func (e *env) openIndex(ctx context.Context, s *archive.Store, quiet bool) (*index.Index, error) {
-	ix, err := index.Open(filepath.Join(e.dataDir, "index"))
+	ix, err := e.openIndexOnly()
 	if err != nil {
-		return nil, fmt.Errorf("open search index: %w", err)
+		return nil, err
 	}
 	var progress func(done, total int)
 	if f, ok := e.stderr.(*os.File); ok && isTerminal(f) && !quiet {
@@ -36,6 +36,23 @@ func (e *env) openIndex(ctx context.Context, s *archive.Store, quiet bool) (*ind
 	if _, err := ix.Sync(ctx, s, progress); err != nil {
 		ix.Close()
 		return nil, fmt.Errorf("update search index: %w", err)
+	}
+	return ix, nil
+}
+
+// openIndexOnly opens the search index, naming the running Logbook that holds it
+// when it is busy (Bleve allows one process per index).
+func (e *env) openIndexOnly() (*index.Index, error) {
+	ix, err := index.Open(filepath.Join(e.dataDir, "index"))
+	if errors.Is(err, index.ErrInUse) {
+		who := "a running Logbook (the window or logbook serve)"
+		if b, rerr := os.ReadFile(filepath.Join(e.dataDir, "logbook.lock")); rerr == nil && strings.TrimSpace(string(b)) != "" {
+			who = strings.TrimSpace(string(b))
+		}
+		return nil, fmt.Errorf("%w: %s has it open; search in its UI, or stop it first", err, who)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open search index: %w", err)
 	}
 	return ix, nil
 }
@@ -132,9 +149,9 @@ func cmdReindex(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	ix, err := index.Open(filepath.Join(e.dataDir, "index"))
+	ix, err := e.openIndexOnly()
 	if err != nil {
-		return fmt.Errorf("open search index: %w", err)
+		return err
 	}
 	defer ix.Close()
 	start := time.Now()

@@ -205,3 +205,34 @@ func TestServeDefaultPortTaken(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, err2.String(), "listen on 127.0.0.1:8765")
 }
+
+func TestCLIWhileServeRuns(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("DSH_HOME", "")
+	data := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--data", data, "serve", "--addr", "127.0.0.1:0", "--no-import"}, &out, &errOut)
+	}()
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "Logbook UI: ") }, 30*time.Second, 10*time.Millisecond)
+
+	// Importing from a terminal works; the running serve owns the index and indexes it.
+	root := t.TempDir()
+	genLog(t, root, 21, "/home/u/terminal", false)
+	var iout, ierr bytes.Buffer
+	start := time.Now()
+	require.Equal(t, 0, run(context.Background(), []string{"--data", data, "import", root}, &iout, &ierr), ierr.String())
+	assert.Less(t, time.Since(start), 20*time.Second, "never hangs on the index")
+	assert.Contains(t, ierr.String(), "the search index is open in a running Logbook")
+
+	// Searching from a terminal says who holds the index instead of hanging.
+	var sout, serr bytes.Buffer
+	assert.Equal(t, 1, run(context.Background(), []string{"--data", data, "search", "anything"}, &sout, &serr))
+	assert.Contains(t, serr.String(), "Logbook serve (pid ")
+
+	cancel()
+	<-done
+}

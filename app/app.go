@@ -45,6 +45,9 @@ type Deps struct {
 	// DemoIfEmpty makes Startup create the demo archive (CreateDemo) when the archive
 	// is still empty once the start-up import, if any, is done.
 	DemoIfEmpty bool
+	// WatchEvery is how often the app looks for changes other processes made to the
+	// archive (5 s when 0; negative turns the watch off).
+	WatchEvery time.Duration
 }
 
 // App is the Go API of the UI. Every exported method except Startup and Shutdown
@@ -57,10 +60,13 @@ type App struct {
 	events *Hub
 	wg     sync.WaitGroup
 
-	mu        sync.Mutex
-	importing bool
-	lastRun   *ImportRun
-	demo      bool
+	mu         sync.Mutex
+	importing  bool
+	lastRun    *ImportRun
+	demo       bool
+	stamp      int64 // the archive's change stamp last seen (see watch.go)
+	stampKnown bool
+	watchWG    sync.WaitGroup // the archive watch (watch.go), apart from wg's finite work
 }
 
 // New builds the app; call Startup before use.
@@ -94,6 +100,8 @@ func (a *App) Startup(ctx context.Context) {
 	a.demo = demoMarked(a.deps.DataDir)
 	a.mu.Unlock()
 	a.startScheduler()
+	a.noteStamp()
+	a.watchArchive()
 	if (a.deps.ImportOnStart || a.deps.DemoIfEmpty) && a.track() {
 		go func() {
 			defer a.wg.Done()
@@ -147,7 +155,7 @@ func (a *App) Shutdown(ctx context.Context) {
 	// The window is closing: later events must not reach for it.
 	a.events.attach(nil)
 	done := make(chan struct{})
-	go func() { a.wg.Wait(); close(done) }()
+	go func() { a.wg.Wait(); a.watchWG.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):

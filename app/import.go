@@ -3,8 +3,11 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/logbook/logbook/archive"
@@ -108,6 +111,9 @@ func (a *App) beginImport(roots []string, check func() error) error {
 // finishImport records a finished run, releases the slot and tells the UI.
 func (a *App) finishImport(run ImportRun, changed []string) {
 	defer a.wg.Done()
+	if a.ctx.Err() == nil {
+		a.noteStamp() // before importing=false, so the watch never takes this import for another's
+	}
 	a.mu.Lock()
 	a.importing = false
 	a.lastRun = &run
@@ -161,22 +167,28 @@ func (a *App) runImportContained(ctx context.Context, roots []string, run *Impor
 func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]string, error) {
 	tick := throttle{every: progressEvery}
 	rep := &archive.ImportReport{Gone: []string{}}
-	if len(roots) > 0 {
+	settings, err := a.ImportSettings()
+	if err != nil {
+		a.log.Warn("import settings unreadable; using the defaults", "err", err)
+	}
+	paths := slices.Clone(roots)
+	if settings.LenientHeaders {
+		// Files refused for a pre-release header may have come from `logbook import
+		// PATH` outside the roots: read them again from where they were found.
+		paths = append(paths, a.refusedOutside(ctx, roots)...)
+	}
+	if len(paths) > 0 {
 		a.events.Publish(EventImportProgress, ImportProgress{Phase: "import"})
 		tick.ready() // the start event counts against the rate
-		settings, err := a.ImportSettings()
-		if err != nil {
-			a.log.Warn("import settings unreadable; using the defaults", "err", err)
-		}
 		// Store.Import reads the default roots when given none, hence the guard.
-		rep, err = a.deps.Archive.Import(ctx, roots, archive.ImportOptions{LenientHeaders: settings.LenientHeaders, Progress: func(p archive.Progress) {
+		rep, err = a.deps.Archive.Import(ctx, paths, archive.ImportOptions{LenientHeaders: settings.LenientHeaders, Progress: func(p archive.Progress) {
 			if tick.ready() {
 				a.events.Publish(EventImportProgress, ImportProgress{File: p.File, FileIndex: p.FileIndex, Files: p.Files,
 					DoneBytes: p.DoneBytes + p.FileBytes, TotalBytes: p.TotalBytes, Phase: "import"})
 			}
 		}})
 		if err != nil {
-			return nil, fmt.Errorf("import %v: %w", roots, err)
+			return nil, fmt.Errorf("import %v: %w", paths, err)
 		}
 		if err := a.deps.Archive.Maintain(ctx); err != nil {
 			a.log.Warn("maintenance after import failed", "err", err)
@@ -233,4 +245,34 @@ func (t *throttle) ready() bool {
 	}
 	t.last = now
 	return true
+}
+
+// refusedOutside lists the archived files outside roots whose header was refused as
+// pre-release (no session was made) and that are still on disk.
+func (a *App) refusedOutside(ctx context.Context, roots []string) []string {
+	files, err := a.deps.Archive.Files(ctx)
+	if err != nil {
+		a.log.Warn("list archived files", "err", err)
+		return nil
+	}
+	var out []string
+	for _, f := range files {
+		if f.ErrorKind != "bad-header" || f.SessionID != "" || f.Gone || underAny(f.Path, roots) {
+			continue
+		}
+		if _, err := os.Stat(f.Path); err == nil {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// underAny reports whether path is one of roots or inside one.
+func underAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }

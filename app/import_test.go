@@ -238,3 +238,55 @@ func TestImportSettingsLenientHeaders(t *testing.T) {
 	require.Len(t, ss, 1)
 	assert.Equal(t, l.ID(), ss[0].ID)
 }
+
+func TestWatchCatchesUpWithOtherImports(t *testing.T) {
+	ta := newTestApp(t, func(d *Deps) { d.WatchEvery = 50 * time.Millisecond })
+	sub := ta.hub.subscribe()
+	defer ta.hub.unsubscribe(sub)
+	// Another process imports (here: the archive directly, not through the app).
+	l := ta.generate(t, 21, "/home/u/elsewhere")
+	_, err := ta.deps.Archive.Import(context.Background(), []string{ta.root}, archive.ImportOptions{})
+	require.NoError(t, err)
+
+	var got []string
+	require.Eventually(t, func() bool {
+		for _, e := range sub.take() {
+			got = append(got, e.Name)
+		}
+		return slices.Contains(got, EventArchiveChanged)
+	}, 5*time.Second, 20*time.Millisecond, "the open views are told")
+	// The search index caught up without an import of the app's own.
+	res, err := ta.Search(SearchRequest{Query: "session:" + l.ID()})
+	require.NoError(t, err)
+	assert.Positive(t, res.Total, "the other process's session is searchable")
+
+	// Nothing changed since: no more events.
+	time.Sleep(200 * time.Millisecond)
+	sub.take()
+	time.Sleep(200 * time.Millisecond)
+	assert.Empty(t, sub.take())
+}
+
+func TestLenientImportRereadsRefusedFilesOutsideTheRoots(t *testing.T) {
+	ta := newTestApp(t)
+	elsewhere := t.TempDir() // imported once by `logbook import PATH`, not a root
+	l := dshgen.Generate(dshgen.Options{Seed: 22, Turns: 3, Cwd: "/home/u/old", ASCII: true})
+	p, err := l.WriteFile(elsewhere, false) // the full path of the written file
+	require.NoError(t, err)
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	head, rest, _ := strings.Cut(string(data), "\n")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(head, `,"delegationDepth":0`, ``, 1)+"\n"+rest), 0o600))
+	rep, err := ta.deps.Archive.Import(context.Background(), []string{p}, archive.ImportOptions{})
+	require.NoError(t, err)
+	require.Equal(t, 1, rep.Summary.Corrupt)
+
+	require.NoError(t, ta.SetImportSettings(ImportSettings{LenientHeaders: true}))
+	run := ta.importNow(t)
+	require.NotNil(t, run.Summary)
+	assert.Equal(t, 1, run.Summary.OK, "the refused file is read again from where it was found")
+	ss, err := ta.Sessions()
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	assert.Equal(t, l.ID(), ss[0].ID)
+}

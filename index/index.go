@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/upsidedown"
+	"go.etcd.io/bbolt"
 )
 
 // ErrClosed is returned by methods called after Close.
@@ -36,6 +38,13 @@ type Index struct {
 	mu      sync.RWMutex // guards bl: Reindex and Close swap it
 	bl      bleve.Index
 }
+
+// ErrInUse is returned by Open when another process has the index open (Bleve
+// allows one process per index); the caller can go on without search.
+var ErrInUse = errors.New("the search index is in use by another Logbook process")
+
+// lockWait is how long Open waits for another process to let go of the index.
+const lockWait = 2 * time.Second
 
 // Open opens the index in dir, creating it if dir does not exist. An index written
 // by another indexVersion, or in a format this Bleve cannot read, is deleted and
@@ -80,7 +89,12 @@ func openBleve(dir string, log *slog.Logger) (bl bleve.Index, rebuilt bool, err 
 		bl, err := createBleve(dir)
 		return bl, false, err
 	}
-	bl, err = bleve.Open(dir)
+	bl, err = bleve.OpenUsing(dir, map[string]interface{}{"bolt_timeout": lockWait.String()})
+	if errors.Is(err, bbolt.ErrTimeout) {
+		// Another process (a running window or `logbook serve`) has the index open.
+		// Never treat that as damage: deleting it would wreck the other's index.
+		return nil, false, ErrInUse
+	}
 	if err == nil {
 		v, gerr := bl.GetInternal(versionKey)
 		if gerr == nil && string(v) == strconv.Itoa(indexVersion) {

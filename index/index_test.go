@@ -76,3 +76,22 @@ func TestOpen(t *testing.T) {
 		assert.FileExists(t, notes)
 	})
 }
+
+func TestOpenWhileAnotherHoldsTheIndex(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	first, err := Open(dir)
+	require.NoError(t, err)
+	defer first.Close()
+
+	// Bleve's lock is per open file: a second Open stands in for a second process.
+	_, err = Open(dir)
+	require.ErrorIs(t, err, ErrInUse)
+	_, err = os.Stat(filepath.Join(dir, "index_meta.json"))
+	require.NoError(t, err, "the other's index is left alone, never discarded")
+
+	require.NoError(t, first.Close())
+	again, err := Open(dir)
+	require.NoError(t, err, "free again once the holder closes it")
+	require.False(t, again.Rebuilt())
+	require.NoError(t, again.Close())
+}
