@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -131,24 +130,6 @@ func TestCLIScheduleErrors(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the scheduler's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestCLISchedulerRunsUntilInterrupted(t *testing.T) {
 	at := time.Now().Add(time.Second).Truncate(time.Millisecond)
 	data := importSchedules(t, at, time.Now().Add(-time.Hour))
@@ -159,7 +140,7 @@ func TestCLISchedulerRunsUntilInterrupted(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out, errOut syncBuffer
+	var out, errOut lockedBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"--data", data, "scheduler", "--policy", "skip", "--save", "--", script, "{schedule}", "{prompt}"}, &out, &errOut)
@@ -200,7 +181,7 @@ func TestCLISchedulerPicksUpOtherImports(t *testing.T) {
 	data := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out, errOut syncBuffer
+	var out, errOut lockedBuffer
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"--data", data, "scheduler", "--notify"}, &out, &errOut) }()
 	require.Eventually(t, func() bool { return strings.Contains(errOut.String(), "Scheduler running") }, 5*time.Second, 20*time.Millisecond)
