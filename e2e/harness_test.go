@@ -219,10 +219,12 @@ func open(t *testing.T, ctx context.Context, e *env, route, waitFor string) {
 		"open %s and wait for %s", route, waitFor)
 }
 
-// shot saves a full-page PNG screenshot as a test artifact.
+// shot saves a PNG screenshot of the viewport as a test artifact: the app scrolls
+// inside its own panes, so the viewport is what a person sees (a full-page capture
+// would resize the page and catch the virtual list mid-relayout).
 func shot(t *testing.T, ctx context.Context, e *env, name string) {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	require.NoError(t, err, "screenshot %s", name)
 	p := filepath.Join(e.artifacts, name+".png")
 	require.NoError(t, os.WriteFile(p, png, 0o644))
