@@ -76,17 +76,25 @@ func (s *Session) ScheduleDispatch(id string) bool {
 	f := &s.facts.Schedules[i]
 	target := s.schedMs[id]
 	s.now = max(s.now, target) + int64(s.rng.IntN(5000))
+	if f.Kind == "every" && s.rng.IntN(2) == 0 {
+		s.now += int64(s.rng.IntN(3)) * f.EverySeconds * 1000 // missed intervals are not replayed
+	}
+	s.dispatch(i, s.now)
+	return true
+}
+
+// dispatch writes the dispatch of schedule i accepted at acceptedAt (epoch ms): an
+// "every" carries acceptedAt and advances to the first anchor-aligned target after
+// it (missed intervals are not replayed); a one-shot ends.
+func (s *Session) dispatch(i int, acceptedAt int64) {
+	f := &s.facts.Schedules[i]
+	id := f.ID
 	var seq int64
 	if f.Kind == "every" {
-		interval := f.EverySeconds * 1000
-		if s.rng.IntN(2) == 0 {
-			s.now += int64(s.rng.IntN(3)) * interval // missed intervals are not replayed
-		}
-		accepted := s.now
-		occ := target + (accepted-target)/interval*interval
-		next := occ + interval
+		target, interval := s.schedMs[id], f.EverySeconds*1000
+		next := target + (acceptedAt-target)/interval*interval + interval
 		seq = s.event("schedule/change", obj{{"version", 1}, {"operation", "dispatch"}, {"id", id},
-			{"acceptedAt", isoMillis(accepted)}})
+			{"acceptedAt", isoMillis(acceptedAt)}})
 		s.schedMs[id] = next
 		f.NextAt = isoMillis(next)
 	} else {
@@ -94,7 +102,6 @@ func (s *Session) ScheduleDispatch(id string) bool {
 		f.Active, f.NextAt = false, ""
 	}
 	f.Dispatches = append(f.Dispatches, seq)
-	return true
 }
 
 // activeSchedule returns the id of an active schedule of the given kind ("" = any).

@@ -44,20 +44,7 @@ func (s *Session) ScheduleDispatchAt(id string, acceptedAt int64) bool {
 	if i < 0 {
 		return false
 	}
-	f := &s.facts.Schedules[i]
 	s.now = max(s.now, acceptedAt)
-	var seq int64
-	if f.Kind == "every" {
-		target, interval := s.schedMs[id], f.EverySeconds*1000
-		next := target + (acceptedAt-target)/interval*interval + interval
-		seq = s.event("schedule/change", obj{{"version", 1}, {"operation", "dispatch"}, {"id", id},
-			{"acceptedAt", isoMillis(acceptedAt)}})
-		s.schedMs[id] = next
-		f.NextAt = isoMillis(next)
-	} else {
-		seq = s.event("schedule/change", obj{{"version", 1}, {"operation", "dispatch"}, {"id", id}})
-		f.Active, f.NextAt = false, ""
-	}
-	f.Dispatches = append(f.Dispatches, seq)
+	s.dispatch(i, acceptedAt)
 	return true
 }

@@ -154,6 +154,13 @@ export function on<K extends keyof EventMap>(name: K, cb: (data: EventMap[K]) =>
   return () => set!.delete(cb as Listener);
 }
 
+/** Calls cb whenever the archive changed (an import here or in another process);
+ * returns the unsubscribe function. */
+export function onArchiveChange(cb: () => void): () => void {
+  const offs = [on('archive:changed', cb), on('import:done', cb)];
+  return () => offs.forEach((off) => off());
+}
+
 export const api = {
   info: () => call<Info>('Info'),
   sessions: () => call<Session[]>('Sessions'),
