@@ -37,6 +37,9 @@ type Index struct {
 	writeMu sync.Mutex   // serialises Sync and Reindex
 	mu      sync.RWMutex // guards bl: Reindex and Close swap it
 	bl      bleve.Index
+
+	caches segCaches // per-segment data of planned searches (plan.go)
+	window int       // windowSize; tests make it small
 }
 
 // ErrInUse is returned by Open when another process has the index open (Bleve
@@ -50,12 +53,13 @@ const lockWait = 2 * time.Second
 // by another indexVersion, or in a format this Bleve cannot read, is deleted and
 // recreated empty; Rebuilt then reports true and the caller should Sync.
 func Open(dir string) (*Index, error) {
-	ix := &Index{dir: dir, log: slog.Default().With("component", "index"), batchDocs: defaultBatchDocs}
+	ix := &Index{dir: dir, log: slog.Default().With("component", "index"), batchDocs: defaultBatchDocs, window: windowSize}
 	bl, rebuilt, err := openBleve(dir, ix.log)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
 	}
 	ix.bl, ix.rebuilt = bl, rebuilt
+	removeStaleTimes(dir)
 	return ix, nil
 }
 

@@ -14,7 +14,7 @@ import (
 // indexVersion names the on-disk format: the mapping, the analyzers and what a
 // document holds. Bump it with any change to them; Open then discards an index
 // written by another version and the next Sync rebuilds it from the archive.
-const indexVersion = 2
+const indexVersion = 3
 
 // docType is the one document type in the index.
 const docType = "block"
@@ -100,12 +100,13 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	text.IncludeInAll = false
 	text.DocValues = false
 
-	// keywordField returns an exact-match field; facet fields keep doc values.
-	keywordField := func(store, docValues bool) *mapping.FieldMapping {
+	// keywordField returns an exact-match field. None keeps doc values: facets
+	// are counted from postings (plan.go).
+	keywordField := func(store bool) *mapping.FieldMapping {
 		f := mapping.NewKeywordFieldMapping()
 		f.Analyzer = keyword.Name
 		f.Store = store
-		f.DocValues = docValues
+		f.DocValues = false
 		f.IncludeInAll = false
 		f.IncludeTermVectors = false
 		return f
@@ -113,14 +114,14 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 
 	dm := mapping.NewDocumentStaticMapping()
 	dm.AddFieldMappingsAt(fieldText, text)
-	dm.AddFieldMappingsAt(fieldKind, keywordField(true, true))
-	dm.AddFieldMappingsAt(fieldRole, keywordField(true, false))
-	dm.AddFieldMappingsAt(fieldTool, keywordField(true, true))
-	dm.AddFieldMappingsAt(fieldProject, keywordField(true, true))
-	dm.AddFieldMappingsAt(fieldSession, keywordField(true, false))
-	dm.AddFieldMappingsAt(fieldAgent, keywordField(false, false))
-	dm.AddFieldMappingsAt(fieldSurface, keywordField(true, false))
-	dm.AddFieldMappingsAt(fieldMonth, keywordField(false, true))
+	dm.AddFieldMappingsAt(fieldKind, keywordField(true))
+	dm.AddFieldMappingsAt(fieldRole, keywordField(true))
+	dm.AddFieldMappingsAt(fieldTool, keywordField(true))
+	dm.AddFieldMappingsAt(fieldProject, keywordField(true))
+	dm.AddFieldMappingsAt(fieldSession, keywordField(true))
+	dm.AddFieldMappingsAt(fieldAgent, keywordField(false))
+	dm.AddFieldMappingsAt(fieldSurface, keywordField(true))
+	dm.AddFieldMappingsAt(fieldMonth, keywordField(false))
 
 	isErr := mapping.NewBooleanFieldMapping()
 	isErr.Store = true
@@ -133,16 +134,16 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	// stored (and returned in hits) at RFC 3339's whole-second precision.
 	tm.DateFormat = milliseconds.Name
 	tm.Store = true
-	tm.DocValues = true // sort "recent"
+	tm.DocValues = true // "recent" order, and the plan's times (segcache.go)
 	tm.IncludeInAll = false
 	dm.AddFieldMappingsAt(fieldTime, tm)
 
 	// seq, turn and step are only ever matched exactly (seq:123, turn:3), so they are
 	// keywords: a numeric field indexes a term per 4-bit shift of the value, which
 	// made these three fields ~8% of the index.
-	dm.AddFieldMappingsAt(fieldSeq, keywordField(true, false))
-	dm.AddFieldMappingsAt(fieldTurn, keywordField(false, false))
-	dm.AddFieldMappingsAt(fieldStep, keywordField(false, false))
+	dm.AddFieldMappingsAt(fieldSeq, keywordField(true))
+	dm.AddFieldMappingsAt(fieldTurn, keywordField(false))
+	dm.AddFieldMappingsAt(fieldStep, keywordField(false))
 	dm.AddSubDocumentMapping("_all", mapping.NewDocumentDisabledMapping())
 
 	im.AddDocumentMapping(docType, dm)

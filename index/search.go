@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,15 +42,27 @@ type Query struct {
 	Limit  int       // hits per page: DefaultLimit when 0, at most MaxLimit
 	Cursor string    // Result.NextCursor of the previous page; "" for the first
 	Now    time.Time // the instant relative times (since:7d) count back from; zero means time.Now()
+	// Exhaustive ranks and counts every match with Bleve, however many: exact
+	// relevance order and counts for a query matching a large part of the
+	// archive, at a cost that grows with the matches (see plan.go).
+	Exhaustive bool
 }
 
 // Result is one page of hits, with facet counts over all matches.
 type Result struct {
-	Total      uint64  `json:"total"`
-	Hits       []Hit   `json:"hits"`
-	Facets     Facets  `json:"facets"`
-	NextCursor string  `json:"next_cursor"` // "" on the last page
-	TookMS     float64 `json:"took_ms"`
+	Total uint64 `json:"total"`
+	// TotalExact is false when Total and the facet counts are estimates: a
+	// phrase matching a large part of the archive is checked word order by
+	// word order only in the window of matches ranked so far (see plan.go).
+	TotalExact bool   `json:"total_exact"`
+	Hits       []Hit  `json:"hits"`
+	Facets     Facets `json:"facets"`
+	// RankedAmong is set when a relevance search matched more than it ranks
+	// at once: the page is the best of the RankedAmong newest matches, and
+	// later pages go on to older windows of matches. 0 means ranked across all.
+	RankedAmong uint64  `json:"ranked_among,omitempty"`
+	NextCursor  string  `json:"next_cursor"` // "" on the last page
+	TookMS      float64 `json:"took_ms"`
 }
 
 // Hit is one matching block. Its fields come from the index, so showing a result
@@ -94,17 +105,18 @@ var facetSizes = map[string]int{fieldKind: 12, fieldTool: 20, fieldProject: 20, 
 
 // Search runs q. A query that does not parse returns an error wrapping a
 // *QueryError, whose message and position can be shown to the user.
+//
+// Search is planned (see plan.go): its cost follows the page asked for, not
+// the number of matches. Query.Exhaustive runs Bleve over every match instead.
 func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	now := q.Now
 	if now.IsZero() {
 		now = time.Now()
 	}
-	bq, err := buildQuery(q.Text, now)
+	tree, err := parseQueryText(q.Text, now)
 	if err != nil {
 		return Result{}, fmt.Errorf("search: %w", err)
 	}
-	bq = useQueryAnalyzer(bq)
-
 	limit := q.Limit
 	switch {
 	case limit <= 0:
@@ -116,72 +128,52 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if sortBy == "" {
 		sortBy = SortRelevance
 	}
-	// One hit more than the page, to know whether another page follows: a page
-	// that ends exactly at the last match must not hand out a cursor to nothing.
-	req := bleve.NewSearchRequestOptions(bq, limit+1, 0, false)
-	switch sortBy {
-	case SortRelevance:
-		req.SortByCustom(search.SortOrder{&search.SortScore{Desc: true}, &search.SortDocID{}})
-	case SortRecent:
+	if sortBy != SortRelevance && sortBy != SortRecent {
+		return Result{}, fmt.Errorf("search: unknown sort %q (want %s or %s)", q.Sort, SortRelevance, SortRecent)
+	}
+	var cur *cursor
+	if q.Cursor != "" {
+		if cur, err = decodeCursor(q.Cursor, sortBy); err != nil {
+			return Result{}, fmt.Errorf("search: %w", err)
+		}
+	}
+
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.bl == nil {
+		return Result{}, ErrClosed
+	}
+	if !ix.plannable() {
+		return Result{}, fmt.Errorf("search: %w", errNotPlannable)
+	}
+	start := time.Now()
+	out, err := ix.searchPlanned(ctx, tree, limit, sortBy, cur, q.Exhaustive)
+	if err != nil {
+		return Result{}, fmt.Errorf("search: %w", err)
+	}
+	out.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	return out, nil
+}
+
+// newRequest is the Bleve request for one page of q: size hits in sortBy order,
+// after the sort values of a cursor, with stored fields and highlighting.
+func newRequest(q query.Query, size int, sortBy string, after []string) *bleve.SearchRequest {
+	req := bleve.NewSearchRequestOptions(q, size, 0, false)
+	if sortBy == SortRecent {
 		req.SortByCustom(search.SortOrder{
 			&search.SortField{Field: fieldTime, Type: search.SortFieldAsDate, Desc: true, Missing: search.SortFieldMissingLast},
 			&search.SortDocID{},
 		})
-	default:
-		return Result{}, fmt.Errorf("search: unknown sort %q (want %s or %s)", q.Sort, SortRelevance, SortRecent)
+	} else {
+		req.SortByCustom(search.SortOrder{&search.SortScore{Desc: true}, &search.SortDocID{}})
 	}
-	if q.Cursor != "" {
-		after, err := decodeCursor(q.Cursor, sortBy)
-		if err != nil {
-			return Result{}, fmt.Errorf("search: %w", err)
-		}
+	if after != nil {
 		req.SetSearchAfter(after)
 	}
 	req.Fields = storedFields
 	req.Highlight = bleve.NewHighlightWithStyle(html.Name)
 	req.Highlight.AddField(fieldText)
-	// Facets describe the whole result set, which a later page does not change; they
-	// are counted on the first page only because counting visits every hit, the
-	// dominant cost of a common-term query on a large archive.
-	if q.Cursor == "" {
-		for field, size := range facetSizes {
-			req.AddFacet(field, bleve.NewFacetRequest(field, size))
-		}
-	}
-
-	ix.mu.RLock()
-	bl := ix.bl
-	if bl == nil {
-		ix.mu.RUnlock()
-		return Result{}, ErrClosed
-	}
-	res, err := bl.SearchInContext(ctx, req)
-	ix.mu.RUnlock()
-	if err != nil {
-		return Result{}, fmt.Errorf("search: %w", err)
-	}
-
-	out := Result{
-		Total:  res.Total,
-		Hits:   make([]Hit, 0, len(res.Hits)),
-		TookMS: float64(res.Took.Microseconds()) / 1000,
-		Facets: Facets{
-			Kind:    facetCounts(res.Facets[fieldKind]),
-			Tool:    facetCounts(res.Facets[fieldTool]),
-			Project: facetCounts(res.Facets[fieldProject]),
-			Month:   facetCounts(res.Facets[fieldMonth]),
-		},
-	}
-	sort.Slice(out.Facets.Month, func(i, j int) bool { return out.Facets.Month[i].Term > out.Facets.Month[j].Term })
-	hits := res.Hits
-	if len(hits) > limit {
-		hits = hits[:limit]
-		out.NextCursor = encodeCursor(sortBy, hits[limit-1])
-	}
-	for _, d := range hits {
-		out.Hits = append(out.Hits, newHit(d))
-	}
-	return out, nil
+	return req
 }
 
 func newHit(d *search.DocumentMatch) Hit {
@@ -216,28 +208,18 @@ func newHit(d *search.DocumentMatch) Hit {
 // text, so "</mark>" and "<mark>" can only be marks.
 var joinMarks = regexp.MustCompile(`</mark>([._:/\\-]{0,2})<mark>`)
 
-func facetCounts(f *search.FacetResult) []FacetCount {
-	out := []FacetCount{}
-	if f == nil || f.Terms == nil {
-		return out
-	}
-	for _, t := range f.Terms.Terms() {
-		if t.Term == "" {
-			continue
-		}
-		out = append(out, FacetCount{Term: t.Term, Count: t.Count})
-	}
-	return out
-}
-
-// cursor is what a NextCursor encodes: the sort order it belongs to and the sort
-// values of the last hit of the page, for SearchAfter.
+// cursor is what a NextCursor encodes: the sort order it belongs to, the sort
+// values of the last hit of the page, for SearchAfter, and for a planned search
+// the window of matches that hit was ranked in (see plan.go).
 type cursor struct {
-	Sort  string   `json:"s"`
-	After []string `json:"a"`
+	Sort     string   `json:"s"`
+	After    []string `json:"a"`
+	Windowed bool     `json:"w,omitempty"`
+	Lo       int64    `json:"l,omitempty"`
+	Hi       int64    `json:"h,omitempty"`
 }
 
-func encodeCursor(sortBy string, last *search.DocumentMatch) string {
+func encodeCursor(sortBy string, last *search.DocumentMatch, w *window) string {
 	c := cursor{Sort: sortBy}
 	switch sortBy {
 	case SortRelevance:
@@ -249,17 +231,20 @@ func encodeCursor(sortBy string, last *search.DocumentMatch) string {
 		// SearchAfter parses for a date sort.
 		c.After = []string{last.DecodedSort[0], last.ID}
 	}
+	if w != nil {
+		c.Windowed, c.Lo, c.Hi = true, w.lo, w.hi
+	}
 	b, _ := json.Marshal(c)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decodeCursor(s, sortBy string) ([]string, error) {
+func decodeCursor(s, sortBy string) (*cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return nil, ErrBadCursor
 	}
 	var c cursor
-	if err := json.Unmarshal(b, &c); err != nil || len(c.After) != 2 {
+	if err := json.Unmarshal(b, &c); err != nil || len(c.After) != 2 || c.Windowed && c.Lo >= c.Hi {
 		return nil, ErrBadCursor
 	}
 	if c.Sort != sortBy {
@@ -274,7 +259,7 @@ func decodeCursor(s, sortBy string) ([]string, error) {
 	if err != nil {
 		return nil, ErrBadCursor
 	}
-	return c.After, nil
+	return &c, nil
 }
 
 // useQueryAnalyzer rewrites the text queries in q to analyze with queryAnalyzer,
@@ -306,11 +291,8 @@ func useQueryAnalyzer(q query.Query) query.Query {
 			q.Disjuncts[i] = useQueryAnalyzer(q.Disjuncts[i])
 		}
 	case *query.MatchPhraseQuery:
-		if isText(q.FieldVal) && q.Analyzer == "" {
-			if t := singleTerm(q.MatchPhrase, q.FieldVal, q.BoostVal); t != nil {
-				return t
-			}
-			q.Analyzer = queryAnalyzer
+		if isText(q.FieldVal) && q.Analyzer == "" && q.Fuzziness == 0 {
+			return textPhrase(q.MatchPhrase, q.FieldVal, q.BoostVal)
 		}
 	case *query.MatchQuery:
 		if !isText(q.FieldVal) || q.Analyzer != "" || q.Fuzziness != 0 || q.Prefix != 0 {
@@ -319,15 +301,7 @@ func useQueryAnalyzer(q query.Query) query.Query {
 		words := strings.Fields(q.Match)
 		phrases := make([]query.Query, len(words))
 		for i, w := range words {
-			if t := singleTerm(w, q.FieldVal, q.BoostVal); t != nil {
-				phrases[i] = t
-				continue
-			}
-			p := query.NewMatchPhraseQuery(w)
-			p.SetField(q.FieldVal)
-			p.Analyzer = queryAnalyzer
-			p.BoostVal = q.BoostVal
-			phrases[i] = p
+			phrases[i] = textPhrase(w, q.FieldVal, q.BoostVal)
 		}
 		switch {
 		case len(phrases) == 1:
@@ -341,24 +315,84 @@ func useQueryAnalyzer(q query.Query) query.Query {
 	return q
 }
 
-// singleTerm returns a term query for text when the query analyzer makes one token
-// of it, and nil otherwise. Bleve runs a match phrase of one token as a phrase
-// searcher all the same, which reads the term's positions in every matching block
-// to check a phrase there is nothing to check: a common word cost twice as much as
-// its term query.
-func singleTerm(text, field string, boost *query.Boost) query.Query {
+// textPhrase returns the query for text as a phrase of the query analyzer's
+// tokens: match-none when there are none (a "none" clause the query
+// language's AND skips), a term query for one token, else a phrase. Bleve
+// runs a phrase of one token with a phrase searcher all the same, reading the
+// term's positions in every matching block to check nothing: a common word
+// cost twice its term query.
+func textPhrase(text, field string, boost *query.Boost) query.Query {
 	a, err := queryTokenizer()
 	if err != nil {
+		p := query.NewMatchPhraseQuery(text)
+		p.SetField(field)
+		p.Analyzer = queryAnalyzer
+		p.BoostVal = boost
+		return p
+	}
+	positions := cjkBigramsOnly(tokenPositions(a.Analyze([]byte(text))))
+	switch {
+	case len(positions) == 0:
+		return query.NewMatchNoneQuery()
+	case len(positions) == 1 && len(positions[0]) == 1:
+		t := query.NewTermQuery(positions[0][0])
+		t.SetField(field)
+		t.BoostVal = boost
+		return t
+	}
+	p := query.NewMultiPhraseQuery(positions, field)
+	p.BoostVal = boost
+	return p
+}
+
+// tokenPositions groups tokens by position, from the first; a position with
+// no token is an empty slot (any token matches there).
+func tokenPositions(tokens analysis.TokenStream) [][]string {
+	if len(tokens) == 0 {
 		return nil
 	}
-	toks := a.Analyze([]byte(text))
-	if len(toks) != 1 {
-		return nil
+	first, last := tokens[0].Position, tokens[0].Position
+	for _, t := range tokens {
+		first, last = min(first, t.Position), max(last, t.Position)
 	}
-	t := query.NewTermQuery(string(toks[0].Term))
-	t.SetField(field)
-	t.BoostVal = boost
-	return t
+	out := make([][]string, last-first+1)
+	for _, t := range tokens {
+		out[t.Position-first] = append(out[t.Position-first], string(t.Term))
+	}
+	return out
+}
+
+// cjkBigramsOnly drops what a phrase's CJK bigrams imply. The analyzer puts
+// each Han character and the bigram it starts at one position, so 写入权限 is
+// [写|写入] [入|入权] [权|权限] [限]; a bigram in the index means both its
+// characters are there, adjacent, so the phrase of bigrams 写入 入权 权限
+// finds the same blocks with three rare terms instead of seven positions of
+// alternatives. (Characters with only spaces or punctuation between them make
+// no bigram, so the phrase no longer finds 写 入 权 限 spelled apart.)
+func cjkBigramsOnly(positions [][]string) [][]string {
+	isBigramOf := func(b, u string) bool {
+		r := []rune(b)
+		return len(r) == 2 && string(r[0]) == u
+	}
+	for i, alts := range positions {
+		if len(alts) == 2 && isBigramOf(alts[1], alts[0]) {
+			positions[i] = alts[1:]
+		} else if len(alts) == 2 && isBigramOf(alts[0], alts[1]) {
+			positions[i] = alts[:1]
+		}
+	}
+	for i := len(positions) - 1; i > 0; i-- {
+		prev, cur := positions[i-1], positions[i]
+		if len(prev) == 1 && len(cur) == 1 {
+			if r := []rune(prev[0]); len(r) == 2 && string(r[1]) == cur[0] && isBigramOf(prev[0], string(r[0])) {
+				positions[i] = nil
+			}
+		}
+	}
+	for len(positions) > 0 && len(positions[len(positions)-1]) == 0 {
+		positions = positions[:len(positions)-1]
+	}
+	return positions
 }
 
 // queryTokenizer is the query analyzer, for singleTerm. Analyzers are safe for

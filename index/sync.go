@@ -25,6 +25,17 @@ type Source interface {
 
 var _ Source = (*archive.Store)(nil)
 
+// activitySource is a Source that can say when each session was last active
+// (Unix milliseconds). Sync then indexes changed sessions oldest activity
+// first, so the documents of the sessions worked on last sit together at the
+// end of the index, where a planned search's window of newest matches is
+// cheapest to read (plan.go).
+type activitySource interface {
+	SessionActivity(ctx context.Context) (map[string]int64, error)
+}
+
+var _ activitySource = (*archive.Store)(nil)
+
 // SyncStats sums up one Sync.
 type SyncStats struct {
 	Sessions  int     `json:"sessions"`  // sessions in the archive
@@ -95,6 +106,13 @@ func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total
 		stale = append(stale, id)
 	}
 	sort.Strings(stale)
+	if as, ok := src.(activitySource); ok {
+		active, err := as.SessionActivity(ctx)
+		if err != nil {
+			return st, fmt.Errorf("sync: %w", err)
+		}
+		sort.SliceStable(stale, func(i, j int) bool { return active[stale[i]] < active[stale[j]] })
+	}
 	gone, err := goneSessions(ctx, bl, revs)
 	if err != nil {
 		return st, fmt.Errorf("sync: %w", err)

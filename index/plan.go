@@ -1,0 +1,834 @@
+package index
+
+// The planned search. Bleve answers a query by visiting every matching
+// document: scoring it, and for facets reading its doc values. A common word
+// in a million blocks is hundreds of thousands of visits, about a second on a
+// small machine, while a person expects a search box to answer as they type.
+// So Search plans first, on the posting bitmaps of the index's segments:
+//
+//   - the query is evaluated to one bitmap per segment (exactly for terms,
+//     filters, times, AND/OR/NOT; a phrase by the terms it needs, a superset
+//     that Bleve narrows later; anything else by running Bleve's own searcher);
+//   - the total is the bitmaps' cardinality, and facets are intersections with
+//     each facet value's postings: microseconds, however many hits;
+//   - Bleve then scores, checks phrases and highlights only a window of the
+//     matches: all of them when they are few (windowSize), otherwise the
+//     newest ones, with "recent" order exact and relevance ranked within each
+//     window of the newest matches, then the next older window, and so on.
+//
+// This reads scorch's segments (Bleve's index format) directly. Where the
+// index is not scorch, or for Query.Exhaustive, Search runs Bleve over all
+// matches instead.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
+	index "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+)
+
+// windowSize is how many of the newest matches a relevance search ranks at a
+// time. A query matching more is ranked within its newest windowSize matches
+// first (Result.RankedAmong says so); a query matching fewer is ranked whole.
+const windowSize = 4096
+
+var errNoDocValues = errors.New("index: segment has no doc values")
+
+// bits is a set of documents of one snapshot: a bitmap of local document
+// numbers per segment, never holding deleted documents.
+type bits []*roaring.Bitmap
+
+func (b bits) card() uint64 {
+	var n uint64
+	for _, m := range b {
+		n += m.GetCardinality()
+	}
+	return n
+}
+
+// snapView is one index snapshot as the planner reads it.
+type snapView struct {
+	ctx     context.Context
+	snap    *scorch.IndexSnapshot
+	mapping mapping.IndexMapping
+	segs    []segView
+}
+
+type segView struct {
+	seg     segment.Segment
+	deleted *roaring.Bitmap // nil when none
+	offset  uint64          // the global number of the segment's first document
+	cache   *segCache
+}
+
+func newSnapView(ctx context.Context, caches *segCaches, snap *scorch.IndexSnapshot, m mapping.IndexMapping) *snapView {
+	v := &snapView{ctx: ctx, snap: snap, mapping: m}
+	var offset uint64
+	live := make([]segment.Segment, 0, len(snap.Segments()))
+	for _, ss := range snap.Segments() {
+		seg := ss.Segment()
+		v.segs = append(v.segs, segView{seg: seg, deleted: ss.Deleted(), offset: offset, cache: caches.get(seg)})
+		live = append(live, seg)
+		offset += seg.Count()
+	}
+	caches.prune(live)
+	return v
+}
+
+// all returns every live document.
+func (v *snapView) all() bits {
+	out := make(bits, len(v.segs))
+	for i, s := range v.segs {
+		bm := roaring.New()
+		bm.AddRange(0, s.seg.Count())
+		if s.deleted != nil {
+			bm.AndNot(s.deleted)
+		}
+		out[i] = bm
+	}
+	return out
+}
+
+func (v *snapView) empty() bits {
+	out := make(bits, len(v.segs))
+	for i := range out {
+		out[i] = roaring.New()
+	}
+	return out
+}
+
+// term returns the live documents holding term in field.
+func (v *snapView) term(field, term string) (bits, error) {
+	out := make(bits, len(v.segs))
+	for i, s := range v.segs {
+		d, err := s.seg.Dictionary(field)
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = postingsBitmap(d, term, s.deleted); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// timeRange returns the live documents with a time in [from, to].
+func (v *snapView) timeRange(from, to int64) (bits, error) {
+	out := make(bits, len(v.segs))
+	for i, s := range v.segs {
+		if err := s.cache.loadTimes(); err != nil {
+			return nil, err
+		}
+		times := s.cache.times
+		words := make([]uint64, (len(times)+63)/64)
+		for d, t := range times {
+			if t != noTime && t >= from && t <= to {
+				words[d/64] |= 1 << (d % 64)
+			}
+		}
+		bm := roaring.FromDense(words, false)
+		if s.deleted != nil {
+			bm.AndNot(s.deleted)
+		}
+		out[i] = bm
+	}
+	return out, nil
+}
+
+func and(a, b bits) bits {
+	for i := range a {
+		a[i].And(b[i])
+	}
+	return a
+}
+
+func or(a, b bits) bits {
+	for i := range a {
+		a[i].Or(b[i])
+	}
+	return a
+}
+
+func andNot(a, b bits) bits {
+	for i := range a {
+		a[i].AndNot(b[i])
+	}
+	return a
+}
+
+// evaluated is the result of evaluating a query node.
+type evaluated struct {
+	docs bits
+	// none reports that Bleve would make a MatchNoneSearcher of the node (text
+	// that analyzes to no tokens, a prefix that expands to no term): the query
+	// language's AND skips such clauses, so "foo ->" searches foo.
+	none bool
+	// exact is false when docs is a superset of the matches: a phrase whose
+	// word order has not been checked.
+	exact bool
+}
+
+// eval evaluates the query tree n exactly as Bleve would run n.query() after
+// useQueryAnalyzer (search.go); TestPlanMatchesBleve holds them together.
+func (v *snapView) eval(n node) (evaluated, error) {
+	if err := v.ctx.Err(); err != nil {
+		return evaluated{}, err
+	}
+	switch n.kind {
+	case nodeAll:
+		return evaluated{docs: v.all(), exact: true}, nil
+	case nodeAnd:
+		// As node.query builds it: the positive clauses are a query-string
+		// conjunction (skipping "none" clauses), the negated ones a must-not;
+		// a boolean with no positive clause left starts from all documents,
+		// and one with nothing at all matches nothing.
+		var pos, neg []evaluated
+		for _, k := range n.kids {
+			if k.kind == nodeNot {
+				e, err := v.evalExact(k.kids[0])
+				if err != nil {
+					return evaluated{}, err
+				}
+				if !e.none {
+					neg = append(neg, e)
+				}
+				continue
+			}
+			e, err := v.eval(k)
+			if err != nil {
+				return evaluated{}, err
+			}
+			if !e.none {
+				pos = append(pos, e)
+			}
+		}
+		if len(pos) == 0 && len(neg) == 0 {
+			return evaluated{docs: v.empty(), none: true, exact: true}, nil
+		}
+		out := evaluated{exact: true}
+		if len(pos) == 0 {
+			out.docs = v.all()
+		}
+		for _, e := range pos {
+			if out.docs == nil {
+				out.docs = e.docs
+			} else {
+				out.docs = and(out.docs, e.docs)
+			}
+			out.exact = out.exact && e.exact
+		}
+		for _, e := range neg {
+			out.docs = andNot(out.docs, e.docs)
+		}
+		return out, nil
+	case nodeOr:
+		// A plain disjunction keeps "none" clauses, so it is never "none"
+		// itself: it just gains nothing from them.
+		out := evaluated{docs: v.empty(), exact: true}
+		for _, k := range n.kids {
+			e, err := v.eval(k)
+			if err != nil {
+				return evaluated{}, err
+			}
+			out.docs = or(out.docs, e.docs)
+			out.exact = out.exact && e.exact
+		}
+		return out, nil
+	case nodeNot:
+		// A must-not-only boolean over a plain disjunction of the clause, which
+		// is never "none": all documents but the clause's.
+		e, err := v.evalExact(n.kids[0])
+		if err != nil {
+			return evaluated{}, err
+		}
+		return evaluated{docs: andNot(v.all(), e.docs), exact: true}, nil
+	case nodeTerm, nodeNumber:
+		value := n.value
+		if n.kind == nodeNumber {
+			value = fmt.Sprint(n.num)
+		}
+		docs, err := v.term(n.field, value)
+		return evaluated{docs: docs, exact: true}, err
+	case nodeBool:
+		value := "F"
+		if n.flag {
+			value = "T"
+		}
+		docs, err := v.term(n.field, value)
+		return evaluated{docs: docs, exact: true}, err
+	case nodeTimeFrom:
+		docs, err := v.timeRange(n.at.UnixNano(), math.MaxInt64)
+		return evaluated{docs: docs, exact: true}, err
+	case nodeTimeBefore:
+		docs, err := v.timeRange(math.MinInt64+1, n.at.UnixNano()-1)
+		return evaluated{docs: docs, exact: true}, err
+	case nodeMatch, nodePhrase:
+		return v.evalQuery(useQueryAnalyzer(n.query()))
+	}
+	// Prefix and fuzzy terms: Bleve expands them.
+	return v.bleveDocs(useQueryAnalyzer(n.query()))
+}
+
+// evalExact evaluates n, running Bleve for a phrase whose order eval left
+// unchecked: a negated clause must be exact, or NOT would drop too much.
+func (v *snapView) evalExact(n node) (evaluated, error) {
+	e, err := v.eval(n)
+	if err != nil || e.exact {
+		return e, err
+	}
+	return v.bleveDocs(useQueryAnalyzer(n.query()))
+}
+
+// evalQuery evaluates the text queries useQueryAnalyzer leaves: terms,
+// match phrases, and conjunctions or disjunctions of them (one typed word
+// split into several).
+func (v *snapView) evalQuery(q query.Query) (evaluated, error) {
+	switch q := q.(type) {
+	case *query.TermQuery:
+		docs, err := v.term(v.field(q.FieldVal), q.Term)
+		return evaluated{docs: docs, exact: true}, err
+	case *query.MatchPhraseQuery:
+		if q.Fuzziness != 0 {
+			return v.bleveDocs(q)
+		}
+		positions, err := v.phrasePositions(q.Analyzer, q.FieldVal, q.MatchPhrase)
+		if err != nil {
+			return evaluated{}, err
+		}
+		return v.evalPhrase(positions, q.FieldVal)
+	case *query.MultiPhraseQuery:
+		if q.Fuzziness != 0 || q.FieldVal == "" {
+			return v.bleveDocs(q)
+		}
+		return v.evalPhrase(q.Terms, q.FieldVal)
+	case *query.MatchNoneQuery:
+		return evaluated{docs: v.empty(), none: true, exact: true}, nil
+	case *query.ConjunctionQuery:
+		// Not a query-string conjunction: a "none" conjunct matches nothing,
+		// and so does the whole.
+		out := evaluated{exact: true}
+		for _, c := range q.Conjuncts {
+			e, err := v.evalQuery(c)
+			if err != nil {
+				return evaluated{}, err
+			}
+			if out.docs == nil {
+				out.docs = e.docs
+			} else {
+				out.docs = and(out.docs, e.docs)
+			}
+			out.exact = out.exact && e.exact
+		}
+		if out.docs == nil {
+			return evaluated{docs: v.empty(), none: true, exact: true}, nil
+		}
+		return out, nil
+	case *query.DisjunctionQuery:
+		out := evaluated{docs: v.empty(), exact: true, none: len(q.Disjuncts) == 0}
+		for _, d := range q.Disjuncts {
+			e, err := v.evalQuery(d)
+			if err != nil {
+				return evaluated{}, err
+			}
+			out.docs = or(out.docs, e.docs)
+			out.exact = out.exact && e.exact
+		}
+		return out, nil
+	case *query.MatchQuery:
+		tokens, err := v.analyze(q.Analyzer, q.FieldVal, q.Match)
+		if err != nil {
+			return evaluated{}, err
+		}
+		if len(tokens) == 0 {
+			return evaluated{docs: v.empty(), none: true, exact: true}, nil
+		}
+		out := evaluated{exact: true}
+		for _, t := range tokens {
+			docs, err := v.term(v.field(q.FieldVal), t)
+			if err != nil {
+				return evaluated{}, err
+			}
+			switch {
+			case out.docs == nil:
+				out.docs = docs
+			case q.Operator == query.MatchQueryOperatorAnd:
+				out.docs = and(out.docs, docs)
+			default:
+				out.docs = or(out.docs, docs)
+			}
+		}
+		return out, nil
+	}
+	return v.bleveDocs(q)
+}
+
+// evalPhrase evaluates a phrase: tokens by position, each position any of
+// its tokens (none: any token). One position is exact; more give the
+// documents holding a token of every position, a superset.
+func (v *snapView) evalPhrase(positions [][]string, field string) (evaluated, error) {
+	if len(positions) == 0 {
+		return evaluated{docs: v.empty(), none: true, exact: true}, nil
+	}
+	field = v.field(field)
+	out := evaluated{exact: len(positions) == 1}
+	for _, alts := range positions {
+		if len(alts) == 0 {
+			continue // a gap in positions: any token fits
+		}
+		var pos bits
+		for _, t := range alts {
+			docs, err := v.term(field, t)
+			if err != nil {
+				return evaluated{}, err
+			}
+			if pos == nil {
+				pos = docs
+			} else {
+				pos = or(pos, docs)
+			}
+		}
+		if out.docs == nil {
+			out.docs = pos
+		} else {
+			out.docs = and(out.docs, pos)
+		}
+	}
+	if out.docs == nil {
+		out.docs = v.all()
+	}
+	return out, nil
+}
+
+func (v *snapView) field(f string) string {
+	if f == "" {
+		return v.mapping.DefaultSearchField()
+	}
+	return f
+}
+
+func (v *snapView) analyze(analyzerName, field, text string) ([]string, error) {
+	positions, err := v.phrasePositions(analyzerName, field, text)
+	var out []string
+	for _, p := range positions {
+		out = append(out, p...)
+	}
+	return out, err
+}
+
+// phrasePositions analyzes text the way a match query on field does and groups
+// the tokens by position.
+func (v *snapView) phrasePositions(analyzerName, field, text string) ([][]string, error) {
+	if analyzerName == "" {
+		analyzerName = v.mapping.AnalyzerNameForPath(v.field(field))
+	}
+	a := v.mapping.AnalyzerNamed(analyzerName)
+	if a == nil {
+		return nil, fmt.Errorf("no analyzer named %q", analyzerName)
+	}
+	return tokenPositions(a.Analyze([]byte(text))), nil
+}
+
+// bleveDocs evaluates q by running Bleve's searcher for it without scoring,
+// collecting every document it matches: exact for any query, at the cost of
+// visiting each match.
+func (v *snapView) bleveDocs(q query.Query) (evaluated, error) {
+	// Term vectors: a phrase searcher checks word order with them, and
+	// without them passes every block holding the words.
+	s, err := q.Searcher(v.ctx, v.snap, v.mapping, search.SearcherOptions{Score: "none", IncludeTermVectors: true})
+	if err != nil {
+		return evaluated{}, err
+	}
+	defer s.Close()
+	if _, ok := s.(*searcher.MatchNoneSearcher); ok {
+		return evaluated{docs: v.empty(), none: true, exact: true}, nil
+	}
+	out := v.empty()
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0)}
+	for n := 0; ; n++ {
+		if n%4096 == 0 {
+			if err := v.ctx.Err(); err != nil {
+				return evaluated{}, err
+			}
+		}
+		dm, err := s.Next(sctx)
+		if err != nil {
+			return evaluated{}, err
+		}
+		if dm == nil {
+			break
+		}
+		seg, local := v.locate(dm.IndexInternalID.Value())
+		out[seg].Add(uint32(local))
+		sctx.DocumentMatchPool.Put(dm)
+	}
+	return evaluated{docs: out, exact: true}, nil
+}
+
+// locate maps a global document number to its segment and local number.
+func (v *snapView) locate(global uint64) (seg int, local uint64) {
+	i := sort.Search(len(v.segs), func(i int) bool { return v.segs[i].offset > global }) - 1
+	return i, global - v.segs[i].offset
+}
+
+// facets counts docs by each facet field's values.
+func (v *snapView) facets(docs bits) (Facets, error) {
+	count := func(field string) ([]FacetCount, error) {
+		counts := map[string]int{}
+		for i, s := range v.segs {
+			n := docs[i].GetCardinality()
+			if n == 0 {
+				continue
+			}
+			ff, err := s.cache.facetValues(field)
+			if err != nil {
+				return nil, err
+			}
+			if ff.byDoc != nil && n*16 < s.seg.Count() {
+				// Few hits: look each one up.
+				byValue := make([]int, len(ff.values)+1)
+				it := docs[i].Iterator()
+				for it.HasNext() {
+					byValue[ff.byDoc[it.Next()]]++
+				}
+				for k, fv := range ff.values {
+					if byValue[k+1] > 0 {
+						counts[fv.term] += byValue[k+1]
+					}
+				}
+				continue
+			}
+			for _, fv := range ff.values {
+				if n := docs[i].AndCardinality(fv.docs); n > 0 {
+					counts[fv.term] += int(n)
+				}
+			}
+		}
+		out := make([]FacetCount, 0, len(counts))
+		for term, n := range counts {
+			if term != "" {
+				out = append(out, FacetCount{Term: term, Count: n})
+			}
+		}
+		return topFacets(field, out), nil
+	}
+	var f Facets
+	var err error
+	if f.Kind, err = count(fieldKind); err != nil {
+		return f, err
+	}
+	if f.Tool, err = count(fieldTool); err != nil {
+		return f, err
+	}
+	if f.Project, err = count(fieldProject); err != nil {
+		return f, err
+	}
+	f.Month, err = count(fieldMonth)
+	return f, err
+}
+
+// topFacets keeps a facet's facetSizes[field] most frequent values (ties by
+// value); months are then listed newest first.
+func topFacets(field string, fc []FacetCount) []FacetCount {
+	slices.SortFunc(fc, func(a, b FacetCount) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		if a.Term < b.Term {
+			return -1
+		}
+		return 1
+	})
+	if n := facetSizes[field]; len(fc) > n {
+		fc = fc[:n]
+	}
+	if field == fieldMonth {
+		slices.SortFunc(fc, func(a, b FacetCount) int {
+			if a.Term > b.Term {
+				return -1
+			}
+			return 1
+		})
+	}
+	return fc
+}
+
+// window is a range of times [lo, hi): a slice of a result set, newest first.
+type window struct {
+	lo, hi int64
+}
+
+// fullWindow covers every document, with or without a time.
+var fullWindow = window{lo: math.MinInt64, hi: math.MaxInt64}
+
+// newest returns the global numbers (ascending) of the matches in docs with a
+// time below hi, newest first, at least want of them unless fewer remain, plus
+// every match sharing the oldest one's time, so that no window boundary splits
+// documents of equal time. The window is [lo, hi); lo is MinInt64 when it
+// reaches the oldest match, so documents without a time are in the last one.
+func (v *snapView) newest(docs bits, total uint64, hi int64, want int) (window, []uint64, error) {
+	for _, s := range v.segs {
+		if err := s.cache.loadTimes(); err != nil {
+			return window{}, nil, err
+		}
+	}
+	var n uint64
+	for _, s := range v.segs {
+		n += s.seg.Count()
+	}
+	// Walking the segments' time orders costs about want*n/total steps (most
+	// are misses when matches are sparse); visiting the matches costs total.
+	if total == 0 || float64(want)*float64(n)/float64(total) > float64(total) {
+		return v.newestByVisit(docs, hi, want)
+	}
+	return v.newestByWalk(docs, hi, want)
+}
+
+func (v *snapView) newestByVisit(docs bits, hi int64, want int) (window, []uint64, error) {
+	type hit struct {
+		t int64
+		g uint64
+	}
+	var hits []hit
+	for i, s := range v.segs {
+		times := s.cache.times
+		it := docs[i].Iterator()
+		for it.HasNext() {
+			d := it.Next()
+			if t := times[d]; t < hi {
+				hits = append(hits, hit{t, s.offset + uint64(d)})
+			}
+		}
+	}
+	if len(hits) <= want {
+		out := make([]uint64, len(hits))
+		for i, h := range hits {
+			out[i] = h.g
+		}
+		return window{lo: math.MinInt64, hi: hi}, out, nil
+	}
+	ts := make([]int64, len(hits))
+	for i, h := range hits {
+		ts[i] = h.t
+	}
+	lo := nthLargest(ts, want)
+	var out []uint64
+	older := false
+	for _, h := range hits {
+		if h.t >= lo {
+			out = append(out, h.g)
+		} else {
+			older = true
+		}
+	}
+	if !older {
+		lo = math.MinInt64
+	}
+	return window{lo: lo, hi: hi}, out, nil
+}
+
+func (v *snapView) newestByWalk(docs bits, hi int64, want int) (window, []uint64, error) {
+	// A merge of the segments' newest-first orders, starting below hi.
+	pos := make([]int, len(v.segs))
+	for i, s := range v.segs {
+		sorted := s.cache.sorted
+		pos[i] = sort.Search(len(sorted), func(k int) bool { return sorted[k] < hi })
+	}
+	// advance moves segment i to its next match; false when it has none left.
+	advance := func(i int) bool {
+		order := v.segs[i].cache.order
+		for pos[i] < len(order) {
+			if docs[i].Contains(order[pos[i]]) {
+				return true
+			}
+			pos[i]++
+		}
+		return false
+	}
+	var heads []int
+	for i := range v.segs {
+		if advance(i) {
+			heads = append(heads, i)
+		}
+	}
+	timeOf := func(i int) int64 { return v.segs[i].cache.sorted[pos[i]] }
+	var out []uint64
+	lo := int64(math.MinInt64)
+	for len(heads) > 0 {
+		// Few segments: a linear scan for the newest head is cheaper than a heap.
+		best := 0
+		for k := 1; k < len(heads); k++ {
+			if timeOf(heads[k]) > timeOf(heads[best]) {
+				best = k
+			}
+		}
+		i := heads[best]
+		t := timeOf(i)
+		if len(out) >= want && t < lo {
+			// Older than the window's oldest: the window is complete.
+			slices.Sort(out)
+			return window{lo: lo, hi: hi}, out, nil
+		}
+		out = append(out, v.segs[i].offset+uint64(v.segs[i].cache.order[pos[i]]))
+		lo = t
+		pos[i]++
+		if !advance(i) {
+			heads = slices.Delete(heads, best, best+1)
+		}
+	}
+	slices.Sort(out)
+	return window{lo: math.MinInt64, hi: hi}, out, nil
+}
+
+// inWindow returns the global numbers (ascending) of the matches in docs with
+// a time in w.
+func (v *snapView) inWindow(docs bits, w window) ([]uint64, error) {
+	var out []uint64
+	for i, s := range v.segs {
+		if err := s.cache.loadTimes(); err != nil {
+			return nil, err
+		}
+		times := s.cache.times
+		it := docs[i].Iterator()
+		for it.HasNext() {
+			d := it.Next()
+			if t := times[d]; t >= w.lo && t < w.hi {
+				out = append(out, s.offset+uint64(d))
+			}
+		}
+	}
+	return out, nil
+}
+
+// nthLargest returns the k-th largest value of ts (1-based), reordering ts.
+func nthLargest(ts []int64, k int) int64 {
+	lo, hi, target := 0, len(ts)-1, k-1
+	for lo < hi {
+		p := ts[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for ts[i] > p {
+				i++
+			}
+			for ts[j] < p {
+				j--
+			}
+			if i <= j {
+				ts[i], ts[j] = ts[j], ts[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case target <= j:
+			hi = j
+		case target >= i:
+			lo = i
+		default:
+			return ts[target]
+		}
+	}
+	return ts[target]
+}
+
+// windowReader is an index snapshot that shows searchers only the documents
+// of a window: a query's searchers built on it advance from one window
+// document to the next instead of visiting every match, and a phrase is
+// checked only there. Everything else — term statistics for scoring, stored
+// fields, doc values — is the snapshot's own, so scores are those of the
+// whole index.
+type windowReader struct {
+	*scorch.IndexSnapshot
+	docs []uint64 // global document numbers, ascending
+}
+
+func (r *windowReader) TermFieldReader(ctx context.Context, term []byte, field string, includeFreq, includeNorm, includeTermVectors bool) (index.TermFieldReader, error) {
+	inner, err := r.IndexSnapshot.TermFieldReader(ctx, term, field, includeFreq, includeNorm, includeTermVectors)
+	if err != nil {
+		return nil, err
+	}
+	return &windowTermReader{inner: inner, docs: r.docs}, nil
+}
+
+func (r *windowReader) DocIDReaderAll() (index.DocIDReader, error) {
+	return &windowDocReader{docs: r.docs}, nil
+}
+
+// windowTermReader yields the documents of a term that are in the window.
+type windowTermReader struct {
+	inner index.TermFieldReader
+	docs  []uint64
+	next  int // the first window document not yet passed
+	id    index.IndexInternalID
+}
+
+func (t *windowTermReader) Next(pre *index.TermFieldDoc) (*index.TermFieldDoc, error) {
+	for t.next < len(t.docs) {
+		t.id = index.NewIndexInternalID(t.id, t.docs[t.next])
+		d, err := t.inner.Advance(t.id, pre)
+		if err != nil || d == nil {
+			t.next = len(t.docs)
+			return nil, err
+		}
+		// The term's next document at or after the window's: take it if it
+		// is in the window, else look again from the window's next one.
+		got := d.ID.Value()
+		t.next += sort.Search(len(t.docs)-t.next, func(i int) bool { return t.docs[t.next+i] >= got })
+		if t.next < len(t.docs) && t.docs[t.next] == got {
+			t.next++
+			return d, nil
+		}
+	}
+	return nil, nil
+}
+
+func (t *windowTermReader) Advance(id index.IndexInternalID, pre *index.TermFieldDoc) (*index.TermFieldDoc, error) {
+	want := id.Value()
+	t.next += sort.Search(len(t.docs)-t.next, func(i int) bool { return t.docs[t.next+i] >= want })
+	return t.Next(pre)
+}
+
+// Count is the term's count in the whole index, which scoring uses.
+func (t *windowTermReader) Count() uint64 { return t.inner.Count() }
+func (t *windowTermReader) Close() error  { return t.inner.Close() }
+func (t *windowTermReader) Size() int     { return t.inner.Size() + 8*len(t.docs) }
+
+// windowDocReader lists the window's documents: what "all documents" means
+// inside a window.
+type windowDocReader struct {
+	docs []uint64
+	next int
+}
+
+func (d *windowDocReader) Next() (index.IndexInternalID, error) {
+	if d.next >= len(d.docs) {
+		return nil, nil
+	}
+	d.next++
+	return index.NewIndexInternalID(nil, d.docs[d.next-1]), nil
+}
+
+func (d *windowDocReader) Advance(id index.IndexInternalID) (index.IndexInternalID, error) {
+	want := id.Value()
+	d.next += sort.Search(len(d.docs)-d.next, func(i int) bool { return d.docs[d.next+i] >= want })
+	return d.Next()
+}
+
+func (d *windowDocReader) Size() int    { return 8 * len(d.docs) }
+func (d *windowDocReader) Close() error { return nil }
+
+var (
+	errNotPlannable     = errors.New("index: not a scorch index")
+	errExhaustiveCursor = fmt.Errorf("%w: it pages an exhaustive search, not a planned one", ErrBadCursor)
+	errPlannedCursor    = fmt.Errorf("%w: it pages a planned search, not an exhaustive one", ErrBadCursor)
+)

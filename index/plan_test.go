@@ -1,0 +1,342 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive"
+)
+
+// planQueries cover every node the planner evaluates itself (terms, filters,
+// times, phrases, AND/OR/NOT, "none" clauses) and those it hands to Bleve
+// (prefix, fuzzy).
+var planQueries = []string{
+	"", "error", "写入", "写入权限", "权限 OR error", "write permission", `"write permission"`,
+	`"error handler"`, "error -写入", `-"write permission"`, "NOT error", "error AND NOT kind:tool_result",
+	"kind:tool_result", "kind:tool_call tool:bash", "is:error", "is:error kind:tool_result",
+	"surface:shadowed", "surface:log-only", "role:user", "month:2026-03", "since:2026-05-01",
+	"before:2026-05-01", "since:2026-03-02T09:30:00Z before:2026-08-20", "seq:3", "turn:2",
+	"perm*", "tool:b*", "permision~", "error ->", "->", "-(->)", "(error OR 写入) -is:error",
+	"getUserName", "src/main.go", "agent:dsh error", "zzzzqqq", "error zzzzqqq*",
+	"(-> OR ->) error", "error (-> OR ->)", "NOT ->", "写 OR 权", "\"权限\" -\"写入权限\"",
+}
+
+// bleveOracle runs text as plain Bleve would, with no plan: every match, in
+// Bleve's order for sortBy, and facets counted from the matches' stored fields.
+func bleveOracle(t *testing.T, ix *Index, text, sortBy string) (ids []string, facets Facets) {
+	t.Helper()
+	tree, err := parseQueryText(text, time.Now())
+	require.NoError(t, err)
+	req := newRequest(useQueryAnalyzer(tree.query()), 1_000_000, sortBy, nil)
+	req.Highlight = nil
+	res, err := ix.bl.Search(req)
+	require.NoError(t, err)
+	counts := map[string]map[string]int{}
+	add := func(field, term string) {
+		if term == "" {
+			return
+		}
+		if counts[field] == nil {
+			counts[field] = map[string]int{}
+		}
+		counts[field][term]++
+	}
+	for _, d := range res.Hits {
+		ids = append(ids, d.ID)
+		h := newHit(d)
+		add(fieldKind, h.Kind)
+		add(fieldTool, h.Tool)
+		add(fieldProject, h.Project)
+		if !h.Time.IsZero() {
+			add(fieldMonth, h.Time.Format("2006-01"))
+		}
+	}
+	list := func(field string) []FacetCount {
+		out := []FacetCount{}
+		for term, n := range counts[field] {
+			out = append(out, FacetCount{Term: term, Count: n})
+		}
+		return topFacets(field, out)
+	}
+	return ids, Facets{Kind: list(fieldKind), Tool: list(fieldTool), Project: list(fieldProject), Month: list(fieldMonth)}
+}
+
+// TestPlanMatchesBleve holds the planned and the exhaustive search to plain
+// Bleve: the same matches (every page, no duplicates), the same total and
+// facets when exact, and the same order where the plan claims it — "recent"
+// always, relevance when one window holds every match, and always when
+// exhaustive.
+func TestPlanMatchesBleve(t *testing.T) {
+	f := fixture(t)
+	ctx := context.Background()
+	for _, win := range []int{windowSize, 7} {
+		f.ix.window = win
+		for _, text := range planQueries {
+			for _, sortBy := range []string{SortRelevance, SortRecent} {
+				name := fmt.Sprintf("w%d/%s/%q", win, sortBy, text)
+				want, wantFacets := bleveOracle(t, f.ix, text, sortBy)
+				q := Query{Text: text, Sort: sortBy, Limit: 50}
+				ex := q
+				ex.Exhaustive, ex.Limit = true, 7
+				first, err := f.ix.Search(ctx, q)
+				require.NoError(t, err, name)
+				exFirst, err := f.ix.Search(ctx, ex)
+				require.NoError(t, err, name)
+				assert.True(t, exFirst.TotalExact, name)
+				assert.EqualValues(t, len(want), exFirst.Total, "%s: exhaustive total", name)
+				assert.Equal(t, wantFacets, exFirst.Facets, "%s: exhaustive facets", name)
+				assert.Equal(t, want, searchAll(t, f.ix, ex), "%s: exhaustive order", name)
+				if first.TotalExact {
+					assert.EqualValues(t, len(want), first.Total, "%s: total", name)
+					assert.Equal(t, wantFacets, first.Facets, "%s: facets", name)
+				} else {
+					assert.Positive(t, first.Total, name)
+				}
+
+				got := searchAll(t, f.ix, q)
+				assert.Len(t, got, len(want), "%s: matches", name)
+				assert.Equal(t, sorted(want), sorted(got), "%s: matches", name)
+				if !slices.Equal(sorted(got), slices.Compact(sorted(got))) {
+					t.Errorf("%s: a hit on two pages", name)
+				}
+				if sortBy == SortRecent || first.RankedAmong == 0 {
+					assert.Equal(t, want, got, "%s: order", name)
+				}
+				if first.RankedAmong > 0 {
+					assert.Equal(t, SortRelevance, sortBy)
+					assert.LessOrEqual(t, first.RankedAmong, uint64(len(want)), name)
+				}
+			}
+		}
+	}
+	f.ix.window = windowSize
+}
+
+// TestPlanRankedWindows checks what a relevance search over more matches than
+// a window reports, and that its first page is the best of the newest matches.
+func TestPlanRankedWindows(t *testing.T) {
+	f := fixture(t)
+	ctx := context.Background()
+	f.ix.window = 10
+	defer func() { f.ix.window = windowSize }()
+
+	res, err := f.ix.Search(ctx, Query{Text: "error", Limit: 5})
+	require.NoError(t, err)
+	require.True(t, res.TotalExact)
+	require.Greater(t, res.Total, uint64(10))
+	require.GreaterOrEqual(t, res.RankedAmong, uint64(10))
+	require.Len(t, res.Hits, 5)
+
+	// The window is the newest RankedAmong matches: every hit is at least as
+	// new as the RankedAmong-th newest match.
+	recent := searchAll(t, f.ix, Query{Text: "error", Sort: SortRecent, Limit: MaxLimit})
+	oldest := f.byID[recent[res.RankedAmong-1]].Time
+	for _, h := range res.Hits {
+		assert.False(t, h.Time.Before(oldest), "hit %s at %v is older than the window (%v)", h.ID, h.Time, oldest)
+	}
+	// Within the window the order is Bleve's: scores never rise.
+	for i := 1; i < len(res.Hits); i++ {
+		assert.LessOrEqual(t, res.Hits[i].Score, res.Hits[i-1].Score)
+	}
+
+	// Exhaustive ranks all of them.
+	ex, err := f.ix.Search(ctx, Query{Text: "error", Limit: 5, Exhaustive: true})
+	require.NoError(t, err)
+	assert.Zero(t, ex.RankedAmong)
+	assert.Equal(t, res.Total, ex.Total)
+}
+
+// TestPlanPhraseEstimate: a phrase over more candidates than a window is
+// counted in the window and scaled, and says so.
+func TestPlanPhraseEstimate(t *testing.T) {
+	f := fixture(t)
+	ctx := context.Background()
+	ex, err := f.ix.Search(ctx, Query{Text: "写入权限", Exhaustive: true})
+	require.NoError(t, err)
+	require.Greater(t, ex.Total, uint64(20))
+
+	f.ix.window = 10
+	defer func() { f.ix.window = windowSize }()
+	res, err := f.ix.Search(ctx, Query{Text: "写入权限"})
+	require.NoError(t, err)
+	if res.TotalExact {
+		t.Fatalf("a phrase checked in a window of 10 of %d matches claims an exact total", ex.Total)
+	}
+	assert.Positive(t, res.Total)
+	assert.NotEmpty(t, res.Facets.Kind)
+
+	// With a window holding every candidate it is exact again.
+	f.ix.window = windowSize
+	res, err = f.ix.Search(ctx, Query{Text: "写入权限"})
+	require.NoError(t, err)
+	assert.True(t, res.TotalExact)
+	assert.Equal(t, ex.Total, res.Total)
+	assert.Equal(t, ex.Facets, res.Facets)
+}
+
+// TestPlanDeletedDocuments: documents a re-sync replaced are still in their
+// segments, marked deleted; the plan never counts or returns them.
+func TestPlanDeletedDocuments(t *testing.T) {
+	ctx := context.Background()
+	ix := openIndex(t)
+	ix.window = 3
+	src := texts("alpha error one", "alpha error two", "alpha three", "beta error four", "alpha error five")
+	_, err := ix.Sync(ctx, src, nil)
+	require.NoError(t, err)
+	// The session changes: two blocks go, one changes, one is added.
+	src.revs["s"] = 2
+	bs := src.blocks["s"]
+	bs[1].Text = "gamma two"
+	src.blocks["s"] = append(bs[1:4], archive.Block{
+		ID: "b9", SessionID: "s", Project: "p", Agent: "dsh", Kind: archive.BlockAssistant,
+		Role: "assistant", Seq: 9, Surface: "current", Time: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC),
+		Text: "alpha error nine",
+	})
+	_, err = ix.Sync(ctx, src, nil)
+	require.NoError(t, err)
+
+	for _, text := range []string{"alpha", "error", "alpha error", "", "-alpha", "gamma"} {
+		for _, sortBy := range []string{SortRelevance, SortRecent} {
+			q := Query{Text: text, Sort: sortBy, Limit: 2}
+			ex := q
+			ex.Exhaustive = true
+			assert.Equal(t, sorted(searchAll(t, ix, ex)), sorted(searchAll(t, ix, q)), "%q %s", text, sortBy)
+			res, err := ix.Search(ctx, q)
+			require.NoError(t, err)
+			exRes, err := ix.Search(ctx, ex)
+			require.NoError(t, err)
+			assert.Equal(t, exRes.Total, res.Total, "%q", text)
+			assert.Equal(t, exRes.Facets, res.Facets, "%q", text)
+		}
+	}
+}
+
+// TestPlanCursors: a cursor pages the kind of search that made it.
+func TestPlanCursors(t *testing.T) {
+	f := fixture(t)
+	ctx := context.Background()
+	res, err := f.ix.Search(ctx, Query{Text: "error", Limit: 2})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.NextCursor)
+	_, err = f.ix.Search(ctx, Query{Text: "error", Limit: 2, Cursor: res.NextCursor, Exhaustive: true})
+	require.ErrorIs(t, err, ErrBadCursor)
+
+	ex, err := f.ix.Search(ctx, Query{Text: "error", Limit: 2, Exhaustive: true})
+	require.NoError(t, err)
+	_, err = f.ix.Search(ctx, Query{Text: "error", Limit: 2, Cursor: ex.NextCursor})
+	require.ErrorIs(t, err, ErrBadCursor)
+}
+
+func TestNthLargest(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 500 {
+		n := 1 + r.IntN(60)
+		ts := make([]int64, n)
+		for i := range ts {
+			ts[i] = int64(r.IntN(12)) // many ties
+		}
+		k := 1 + r.IntN(n)
+		want := slices.Clone(ts)
+		slices.Sort(want)
+		slices.Reverse(want)
+		require.Equal(t, want[k-1], nthLargest(slices.Clone(ts), k), "%v k=%d", ts, k)
+	}
+}
+
+func TestCJKBigramsOnly(t *testing.T) {
+	a, err := queryTokenizer()
+	require.NoError(t, err)
+	for _, c := range []struct {
+		text string
+		want [][]string
+	}{
+		{"写入权限", [][]string{{"写入"}, {"入权"}, {"权限"}}},
+		{"写入", [][]string{{"写入"}}},
+		{"写", [][]string{{"写"}}},
+		{"a写入b", [][]string{{"a"}, {"写入"}, nil, {"b"}}},
+		{"写入权限 error", [][]string{{"写入"}, {"入权"}, {"权限"}, nil, {"error"}}},
+		{"max tokens", [][]string{{"max"}, {"tokens"}}},
+	} {
+		assert.Equal(t, c.want, cjkBigramsOnly(tokenPositions(a.Analyze([]byte(c.text)))), c.text)
+	}
+	// One bigram is one term, not a phrase.
+	_, isTerm := textPhrase("写入", fieldText, nil).(*query.TermQuery)
+	assert.True(t, isTerm)
+}
+
+// TestPlanTimeFiles: the times a planned search reads are written beside each
+// persisted segment, read back by the next process, ignored when damaged, and
+// removed with their segment.
+func TestPlanTimeFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "index")
+	ix, err := Open(dir)
+	require.NoError(t, err)
+	var ss []string
+	for i := range 40 {
+		ss = append(ss, fmt.Sprintf("alpha error %d", i))
+	}
+	_, err = ix.Sync(ctx, texts(ss...), nil)
+	require.NoError(t, err)
+	require.NoError(t, ix.Close()) // persists the segments
+
+	search := func() []string {
+		ix, err := Open(dir)
+		require.NoError(t, err)
+		defer ix.Close()
+		ix.window = 5 // more matches than a window: the newest are read by time
+		return searchAll(t, ix, Query{Text: "alpha", Sort: SortRecent, Limit: 3})
+	}
+	want := search()
+	require.Len(t, want, 40)
+	files, err := filepath.Glob(filepath.Join(dir, "store", "*.times"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no time file written")
+
+	assert.Equal(t, want, search(), "read back")
+	// What the files hold is what the doc values say.
+	ix, err = Open(dir)
+	require.NoError(t, err)
+	adv, err := ix.bl.Advanced()
+	require.NoError(t, err)
+	r, err := adv.Reader()
+	require.NoError(t, err)
+	read := 0
+	for _, ss := range r.(*scorch.IndexSnapshot).Segments() {
+		seg := ss.Segment()
+		times, order, err := readTimesFile(timesFilePath(seg), seg)
+		if err != nil {
+			continue
+		}
+		read++
+		wantTimes, wantOrder, err := (&segCache{seg: seg}).timesFromDocValues()
+		require.NoError(t, err)
+		assert.Equal(t, wantTimes, times)
+		assert.Equal(t, wantOrder, order)
+	}
+	require.NoError(t, r.Close())
+	require.NoError(t, ix.Close())
+	assert.Positive(t, read, "no time file could be read")
+	for _, f := range files {
+		require.NoError(t, os.WriteFile(f, []byte("LBT1 damaged"), 0o644))
+	}
+	assert.Equal(t, want, search(), "damaged files are recomputed")
+
+	orphan := filepath.Join(dir, "store", "00000000dead.times")
+	require.NoError(t, os.WriteFile(orphan, nil, 0o644))
+	ix, err = Open(dir)
+	require.NoError(t, err)
+	require.NoError(t, ix.Close())
+	assert.NoFileExists(t, orphan)
+}

@@ -1,0 +1,365 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/numeric"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+)
+
+// noTime is the time of a block indexed without one. It sorts below every real
+// time, so such blocks come last in "recent" order, as Bleve's sort puts them.
+const noTime = math.MinInt64
+
+// segCache holds what the planned search (plan.go) reads from one immutable
+// segment, computed once per segment and kept while the segment lives:
+//
+//   - the time of every document and the documents in time order, for time
+//     filters, "recent" order and the windows of newest matches a large result
+//     set is ranked in;
+//   - the postings of every value of the facet fields, for counting facets by
+//     intersecting bitmaps instead of visiting every hit.
+//
+// Everything covers the whole segment including deleted documents; a result
+// bitmap never holds deleted documents, so intersecting with it excludes them.
+type segCache struct {
+	seg segment.Segment
+
+	timesOnce sync.Once
+	times     []int64  // by local document number; noTime when it has none
+	order     []uint32 // local document numbers, newest first (ties: lower number first)
+	sorted    []int64  // times[order[i]]: descending
+	timesErr  error
+
+	facetMu sync.Mutex
+	facets  map[string]*facetField
+}
+
+// facetField is a facet field of one segment: each value with its postings,
+// and each document's value (an index into values plus one; 0 for none), so
+// that a few hits are counted by looking them up and many by intersecting.
+type facetField struct {
+	values []facetPostings
+	byDoc  []uint16 // nil when the field has more values than fit
+}
+
+var errNoTimesFile = errors.New("index: no valid time file")
+
+// facetPostings is one value of a facet field and the documents that have it.
+type facetPostings struct {
+	term string
+	docs *roaring.Bitmap
+}
+
+// segCaches maps live segments to their caches. Entries of segments that left
+// the index are dropped when a snapshot is planned (see prune).
+type segCaches struct {
+	mu sync.Mutex
+	m  map[segment.Segment]*segCache
+}
+
+func (c *segCaches) get(seg segment.Segment) *segCache {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[segment.Segment]*segCache)
+	}
+	sc := c.m[seg]
+	if sc == nil {
+		sc = &segCache{seg: seg}
+		c.m[seg] = sc
+	}
+	return sc
+}
+
+// prune drops the caches of segments not in live once the map has grown past
+// twice their number: merges replace segments, and a search on an older
+// snapshot may still be using the ones it replaced, so they go lazily.
+func (c *segCaches) prune(live []segment.Segment) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) <= 2*len(live)+4 {
+		return
+	}
+	keep := make(map[segment.Segment]bool, len(live))
+	for _, s := range live {
+		keep[s] = true
+	}
+	for s := range c.m {
+		if !keep[s] {
+			delete(c.m, s)
+		}
+	}
+}
+
+// loadTimes fills times, order and sorted: from the segment's time file when
+// it has a valid one, else from the time field's doc values (about a
+// microsecond per document), writing the time file for the next process.
+func (sc *segCache) loadTimes() error {
+	sc.timesOnce.Do(func() {
+		path := timesFilePath(sc.seg)
+		times, order, err := readTimesFile(path, sc.seg)
+		if err != nil {
+			if times, order, err = sc.timesFromDocValues(); err != nil {
+				sc.timesErr = err
+				return
+			}
+			if path != "" {
+				// A cache: a write that fails costs the next process a reload.
+				_ = writeTimesFile(path, sc.seg, times, order)
+			}
+		}
+		sorted := make([]int64, len(order))
+		for i, d := range order {
+			sorted[i] = times[d]
+		}
+		sc.times, sc.order, sc.sorted = times, order, sorted
+	})
+	return sc.timesErr
+}
+
+func (sc *segCache) timesFromDocValues() ([]int64, []uint32, error) {
+	dv, ok := sc.seg.(segment.DocValueVisitable)
+	if !ok {
+		return nil, nil, errNoDocValues
+	}
+	n := sc.seg.Count()
+	times := make([]int64, n)
+	fields := []string{fieldTime}
+	var state segment.DocVisitState
+	var err error
+	for d := range n {
+		t := int64(noTime)
+		state, err = dv.VisitDocValues(d, fields, func(_ string, term []byte) {
+			// The field holds a term per precision step; shift 0 is the value.
+			pc := numeric.PrefixCoded(term)
+			if shift, err := pc.Shift(); err == nil && shift == 0 {
+				if v, err := pc.Int64(); err == nil {
+					t = v
+				}
+			}
+		}, state)
+		if err != nil {
+			return nil, nil, err
+		}
+		times[d] = t
+	}
+	order := make([]uint32, n)
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int {
+		switch ta, tb := times[a], times[b]; {
+		case ta > tb:
+			return -1
+		case ta < tb:
+			return 1
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		}
+		return 0
+	})
+	return times, order, nil
+}
+
+// Time files. Reading a segment's times from its doc values costs about a
+// second per million documents, too much for every `logbook search`, so the
+// times of a segment persisted on disk are written beside it, in
+// <segment>.times: the magic, the segment file's size and modification time
+// (a segment file is never rewritten in place, so these tell a stale time file),
+// the document count, every time, the newest-first order, and a CRC-32 of all
+// that. Scorch only manages its .zap files; Index.Open removes time files whose
+// segment is gone (removeStaleTimes).
+const timesMagic = "LBT1"
+
+// timesFilePath returns the time file of a segment persisted on disk, or ""
+// for a segment only in memory.
+func timesFilePath(seg segment.Segment) string {
+	p, ok := seg.(interface{ Path() string })
+	if !ok || p.Path() == "" {
+		return ""
+	}
+	return strings.TrimSuffix(p.Path(), ".zap") + ".times"
+}
+
+func segmentFileStamp(seg segment.Segment) (size, mtime int64, err error) {
+	fi, err := os.Stat(seg.(interface{ Path() string }).Path())
+	if err != nil {
+		return 0, 0, err
+	}
+	return fi.Size(), fi.ModTime().UnixNano(), nil
+}
+
+func readTimesFile(path string, seg segment.Segment) ([]int64, []uint32, error) {
+	if path == "" {
+		return nil, nil, errNoTimesFile
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := seg.Count()
+	const head = len(timesMagic) + 3*8
+	if uint64(len(data)) != uint64(head)+12*n+4 || string(data[:4]) != timesMagic {
+		return nil, nil, errNoTimesFile
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	size, mtime, err := segmentFileStamp(seg)
+	if err != nil {
+		return nil, nil, err
+	}
+	le := binary.LittleEndian
+	if crc32.ChecksumIEEE(body) != sum || int64(le.Uint64(data[4:])) != size ||
+		int64(le.Uint64(data[12:])) != mtime || le.Uint64(data[20:]) != n {
+		return nil, nil, errNoTimesFile
+	}
+	times := make([]int64, n)
+	order := make([]uint32, n)
+	off := head
+	for i := range times {
+		times[i] = int64(le.Uint64(data[off:]))
+		off += 8
+	}
+	for i := range order {
+		order[i] = le.Uint32(data[off:])
+		if uint64(order[i]) >= n {
+			return nil, nil, errNoTimesFile
+		}
+		off += 4
+	}
+	return times, order, nil
+}
+
+func writeTimesFile(path string, seg segment.Segment, times []int64, order []uint32) error {
+	size, mtime, err := segmentFileStamp(seg)
+	if err != nil {
+		return err
+	}
+	le := binary.LittleEndian
+	buf := make([]byte, 0, 4+3*8+12*len(times)+4)
+	buf = append(buf, timesMagic...)
+	buf = le.AppendUint64(buf, uint64(size))
+	buf = le.AppendUint64(buf, uint64(mtime))
+	buf = le.AppendUint64(buf, uint64(len(times)))
+	for _, t := range times {
+		buf = le.AppendUint64(buf, uint64(t))
+	}
+	for _, d := range order {
+		buf = le.AppendUint32(buf, d)
+	}
+	buf = le.AppendUint32(buf, crc32.ChecksumIEEE(buf))
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, buf, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// removeStaleTimes deletes the time files (and leftover temporary ones) of
+// segments no longer in the index directory dir.
+func removeStaleTimes(dir string) {
+	store := filepath.Join(dir, "store")
+	entries, err := os.ReadDir(store)
+	if err != nil {
+		return
+	}
+	zaps := map[string]bool{}
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".zap"); ok {
+			zaps[name] = true
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasSuffix(name, ".times.tmp") || strings.HasSuffix(name, ".times") && !zaps[strings.TrimSuffix(name, ".times")] {
+			_ = os.Remove(filepath.Join(store, name))
+		}
+	}
+}
+
+// facetValues returns every value of field in the segment with its postings.
+func (sc *segCache) facetValues(field string) (*facetField, error) {
+	sc.facetMu.Lock()
+	defer sc.facetMu.Unlock()
+	if v, ok := sc.facets[field]; ok {
+		return v, nil
+	}
+	d, err := sc.seg.Dictionary(field)
+	if err != nil {
+		return nil, err
+	}
+	var out []facetPostings
+	it := d.AutomatonIterator(nil, nil, nil)
+	for {
+		de, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if de == nil {
+			break
+		}
+		docs, err := postingsBitmap(d, de.Term, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, facetPostings{term: de.Term, docs: docs})
+	}
+	ff := &facetField{values: out}
+	if len(out) < math.MaxUint16 {
+		ff.byDoc = make([]uint16, sc.seg.Count())
+		for k, fv := range out {
+			it := fv.docs.Iterator()
+			for it.HasNext() {
+				ff.byDoc[it.Next()] = uint16(k + 1)
+			}
+		}
+	}
+	if sc.facets == nil {
+		sc.facets = make(map[string]*facetField)
+	}
+	sc.facets[field] = ff
+	return ff, nil
+}
+
+// postingsBitmap returns the documents of term in a segment's dictionary, less
+// deleted ones when deleted is not nil.
+func postingsBitmap(d segment.TermDictionary, term string, deleted *roaring.Bitmap) (*roaring.Bitmap, error) {
+	pl, err := d.PostingsList([]byte(term), deleted, nil)
+	if err != nil {
+		return nil, err
+	}
+	bm := roaring.New()
+	if pl == nil || pl.Count() == 0 {
+		return bm, nil
+	}
+	if o, ok := pl.(interface{ OrInto(*roaring.Bitmap) }); ok {
+		o.OrInto(bm)
+	} else {
+		it := pl.Iterator(false, false, false, nil)
+		for p, err := it.Next(); p != nil || err != nil; p, err = it.Next() {
+			if err != nil {
+				return nil, err
+			}
+			bm.Add(uint32(p.Number()))
+		}
+	}
+	if deleted != nil {
+		bm.AndNot(deleted)
+	}
+	// The postings are read in place from the segment's memory-mapped file,
+	// and Or shares their containers: copy them, so the bitmap stays valid
+	// once the segment is closed (a merge replaced it while a search ran).
+	bm.CloneCopyOnWriteContainers()
+	return bm, nil
+}
