@@ -340,3 +340,38 @@ func TestPlanTimeFiles(t *testing.T) {
 	require.NoError(t, ix.Close())
 	assert.NoFileExists(t, orphan)
 }
+
+// TestPlanPhraseResume: a phrase search that reaches its checking bound
+// returns early with a cursor that resumes below the last window, and paging
+// on finds every match once.
+func TestPlanPhraseResume(t *testing.T) {
+	f := fixture(t)
+	f.ix.window = 2
+	defer func() { f.ix.window = windowSize }()
+	const text = `"write permission"`
+	want, _ := bleveOracle(t, f.ix, text, SortRecent)
+	require.NotEmpty(t, want)
+
+	q := Query{Text: text, Sort: SortRecent, Limit: 2}
+	var got []string
+	resumed := 0
+	for range 10000 {
+		res, err := f.ix.Search(context.Background(), q)
+		require.NoError(t, err)
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		c, err := decodeCursor(res.NextCursor, SortRecent)
+		require.NoError(t, err)
+		if c.Resume {
+			resumed++
+			assert.LessOrEqual(t, len(res.Hits), 2)
+		}
+		q.Cursor = res.NextCursor
+	}
+	assert.Equal(t, want, got)
+	assert.Positive(t, resumed, "no search reached its checking bound")
+}

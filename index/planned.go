@@ -186,10 +186,14 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 			return Result{}, errPlannedCursor
 		case !cur.Windowed && !exhaustive:
 			return Result{}, errExhaustiveCursor
+		case cur.Resume:
+			hi = cur.Hi
 		case cur.Windowed:
 			lo, hi = &cur.Lo, cur.Hi
 		}
-		after = cur.After
+		if !cur.Resume {
+			after = cur.After
+		}
 	}
 	exactTree := exhaustive || treeExact(tree)
 	want := ix.window
@@ -215,6 +219,11 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 	// counts what Bleve verified in the windows it searched.
 	var candidates uint64
 	var verified bits
+	// checked bounds the candidates one request has Bleve check for a phrase:
+	// a phrase of two common words that rarely stand together would otherwise
+	// be checked in every block holding both. Past it the page ends early with
+	// a cursor that goes on below the last window searched.
+	checked, resume := 0, false
 	for step := 0; len(page) <= limit; step++ {
 		first := cur == nil
 		wq := &windowQuery{plan: plan, bq: bq, hi: hi, lo: lo, want: want,
@@ -247,6 +256,10 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 		}
 		// The window ran out: go on to the next older one.
 		hi, lo, after = wq.win.lo, nil, nil
+		if checked += wq.cands; !exactTree && checked >= phraseChecksPerWindow*ix.window {
+			resume = true
+			break
+		}
 		if want < ix.window {
 			want = min(4*want, ix.window)
 		}
@@ -255,7 +268,7 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 		// Exact when the windows searched hold every candidate; else
 		// scaled up from them to all the candidates the plan found.
 		scale := 1.0
-		if candidates < plan.total && candidates > 0 {
+		if candidates < plan.total && candidates > 0 || resume {
 			scale = float64(plan.total) / float64(candidates)
 			out.TotalExact = false
 		}
@@ -268,6 +281,9 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 		}
 		out.Total = scale1(verified.card(), scale)
 		out.Facets = scaleFacets(f, scale)
+	}
+	if resume {
+		out.NextCursor = encodeResumeCursor(sortBy, hi)
 	}
 	if len(page) > limit {
 		last := page[limit-1]
@@ -284,6 +300,11 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 	}
 	return out, nil
 }
+
+// phraseChecksPerWindow bounds how many candidates, in windows, one search has
+// Bleve check for word order before it returns what it found: at most a few
+// tens of milliseconds.
+const phraseChecksPerWindow = 4
 
 func scale1(n uint64, scale float64) uint64 { return uint64(math.Round(float64(n) * scale)) }
 

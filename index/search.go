@@ -217,6 +217,14 @@ type cursor struct {
 	Windowed bool     `json:"w,omitempty"`
 	Lo       int64    `json:"l,omitempty"`
 	Hi       int64    `json:"h,omitempty"`
+	// Resume: no hit yet; start with the newest matches below Hi. A phrase
+	// search that stopped checking before its page was full hands this out.
+	Resume bool `json:"r,omitempty"`
+}
+
+func encodeResumeCursor(sortBy string, hi int64) string {
+	b, _ := json.Marshal(cursor{Sort: sortBy, Windowed: true, Hi: hi, Resume: true})
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func encodeCursor(sortBy string, last *search.DocumentMatch, w *window) string {
@@ -244,11 +252,20 @@ func decodeCursor(s, sortBy string) (*cursor, error) {
 		return nil, ErrBadCursor
 	}
 	var c cursor
-	if err := json.Unmarshal(b, &c); err != nil || len(c.After) != 2 || c.Windowed && c.Lo >= c.Hi {
+	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, ErrBadCursor
 	}
 	if c.Sort != sortBy {
 		return nil, fmt.Errorf("%w: it pages a %s search, not %s", ErrBadCursor, c.Sort, sortBy)
+	}
+	if c.Resume {
+		if !c.Windowed || len(c.After) != 0 {
+			return nil, ErrBadCursor
+		}
+		return &c, nil
+	}
+	if len(c.After) != 2 || c.Windowed && c.Lo >= c.Hi {
+		return nil, ErrBadCursor
 	}
 	switch sortBy {
 	case SortRelevance:

@@ -48,8 +48,26 @@ type segCache struct {
 // and each document's value (an index into values plus one; 0 for none), so
 // that a few hits are counted by looking them up and many by intersecting.
 type facetField struct {
-	values []facetPostings
-	byDoc  []uint16 // nil when the field has more values than fit
+	values    []facetPostings
+	byDocOnce sync.Once
+	byDoc     []uint16 // built on first use; nil when the field has more values than fit
+}
+
+// docValues returns each document's value (see facetField).
+func (ff *facetField) docValues(n uint64) []uint16 {
+	ff.byDocOnce.Do(func() {
+		if len(ff.values) >= math.MaxUint16 {
+			return
+		}
+		ff.byDoc = make([]uint16, n)
+		for k, fv := range ff.values {
+			it := fv.docs.Iterator()
+			for it.HasNext() {
+				ff.byDoc[it.Next()] = uint16(k + 1)
+			}
+		}
+	})
+	return ff.byDoc
 }
 
 var errNoTimesFile = errors.New("index: no valid time file")
@@ -316,15 +334,6 @@ func (sc *segCache) facetValues(field string) (*facetField, error) {
 		out = append(out, facetPostings{term: de.Term, docs: docs})
 	}
 	ff := &facetField{values: out}
-	if len(out) < math.MaxUint16 {
-		ff.byDoc = make([]uint16, sc.seg.Count())
-		for k, fv := range out {
-			it := fv.docs.Iterator()
-			for it.HasNext() {
-				ff.byDoc[it.Next()] = uint16(k + 1)
-			}
-		}
-	}
 	if sc.facets == nil {
 		sc.facets = make(map[string]*facetField)
 	}
