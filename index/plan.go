@@ -643,8 +643,8 @@ func (v *snapView) newestByWalk(docs bits, hi int64, want int) (window, []uint64
 	// A merge of the segments' newest-first orders, starting below hi.
 	pos := make([]int, len(v.segs))
 	for i, s := range v.segs {
-		sorted := s.cache.sorted
-		pos[i] = sort.Search(len(sorted), func(k int) bool { return sorted[k] < hi })
+		times, order := s.cache.times, s.cache.order
+		pos[i] = sort.Search(len(order), func(k int) bool { return times[order[k]] < hi })
 	}
 	// advance moves segment i to its next match; false when it has none left.
 	advance := func(i int) bool {
@@ -663,7 +663,7 @@ func (v *snapView) newestByWalk(docs bits, hi int64, want int) (window, []uint64
 			heads = append(heads, i)
 		}
 	}
-	timeOf := func(i int) int64 { return v.segs[i].cache.sorted[pos[i]] }
+	timeOf := func(i int) int64 { c := v.segs[i].cache; return c.times[c.order[pos[i]]] }
 	var out []uint64
 	lo := int64(math.MinInt64)
 	for len(heads) > 0 {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/numeric"
@@ -37,7 +38,6 @@ type segCache struct {
 	timesOnce sync.Once
 	times     []int64  // by local document number; noTime when it has none
 	order     []uint32 // local document numbers, newest first (ties: lower number first)
-	sorted    []int64  // times[order[i]]: descending
 	timesErr  error
 
 	facetMu sync.Mutex
@@ -119,7 +119,7 @@ func (c *segCaches) prune(live []segment.Segment) {
 	}
 }
 
-// loadTimes fills times, order and sorted: from the segment's time file when
+// loadTimes fills times and order: from the segment's time file when
 // it has a valid one, else from the time field's doc values (about a
 // microsecond per document), writing the time file for the next process.
 func (sc *segCache) loadTimes() error {
@@ -136,11 +136,7 @@ func (sc *segCache) loadTimes() error {
 				_ = writeTimesFile(path, sc.seg, times, order)
 			}
 		}
-		sorted := make([]int64, len(order))
-		for i, d := range order {
-			sorted[i] = times[d]
-		}
-		sc.times, sc.order, sc.sorted = times, order, sorted
+		sc.times, sc.order = times, order
 	})
 	return sc.timesErr
 }
@@ -194,12 +190,16 @@ func (sc *segCache) timesFromDocValues() ([]int64, []uint32, error) {
 // Time files. Reading a segment's times from its doc values costs about a
 // second per million documents, too much for every `logbook search`, so the
 // times of a segment persisted on disk are written beside it, in
-// <segment>.times: the magic, the segment file's size and modification time
-// (a segment file is never rewritten in place, so these tell a stale time file),
-// the document count, every time, the newest-first order, and a CRC-32 of all
+// <segment>.times: a header (the magic, the segment file's size and modification time
+// — a segment file is never rewritten in place, so these tell a stale time
+// file — and the document count), every time, the newest-first order, and a CRC-32 of all
 // that. Scorch only manages its .zap files; Index.Open removes time files whose
 // segment is gone (removeStaleTimes).
 const timesMagic = "LBT1"
+
+// timesHead is the header's size: the magic, 4 bytes of padding (so the
+// times that follow are 8-byte aligned), the size, the time and the count.
+const timesHead = 32
 
 // timesFilePath returns the time file of a segment persisted on disk, or ""
 // for a segment only in memory.
@@ -228,8 +228,7 @@ func readTimesFile(path string, seg segment.Segment) ([]int64, []uint32, error) 
 		return nil, nil, err
 	}
 	n := seg.Count()
-	const head = len(timesMagic) + 3*8
-	if uint64(len(data)) != uint64(head)+12*n+4 || string(data[:4]) != timesMagic {
+	if uint64(len(data)) != timesHead+12*n+4 || string(data[:4]) != timesMagic {
 		return nil, nil, errNoTimesFile
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
@@ -238,26 +237,44 @@ func readTimesFile(path string, seg segment.Segment) ([]int64, []uint32, error) 
 		return nil, nil, err
 	}
 	le := binary.LittleEndian
-	if crc32.ChecksumIEEE(body) != sum || int64(le.Uint64(data[4:])) != size ||
-		int64(le.Uint64(data[12:])) != mtime || le.Uint64(data[20:]) != n {
+	if crc32.ChecksumIEEE(body) != sum || int64(le.Uint64(data[8:])) != size ||
+		int64(le.Uint64(data[16:])) != mtime || le.Uint64(data[24:]) != n {
 		return nil, nil, errNoTimesFile
 	}
-	times := make([]int64, n)
-	order := make([]uint32, n)
-	off := head
-	for i := range times {
-		times[i] = int64(le.Uint64(data[off:]))
-		off += 8
-	}
-	for i := range order {
-		order[i] = le.Uint32(data[off:])
-		if uint64(order[i]) >= n {
+	times, order := decodeTimes(data[timesHead:len(data)-4], n)
+	for _, d := range order {
+		if uint64(d) >= n {
 			return nil, nil, errNoTimesFile
 		}
-		off += 4
 	}
 	return times, order, nil
 }
+
+// decodeTimes reads n little-endian times then n orders from b. On a
+// little-endian machine, with b aligned as os.ReadFile's large buffers are,
+// the slices share b's memory instead of being copied: a million documents'
+// times are read in the time it takes to read the file.
+func decodeTimes(b []byte, n uint64) ([]int64, []uint32) {
+	if littleEndian && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 == 0 {
+		times := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(b))), n)
+		order := unsafe.Slice((*uint32)(unsafe.Pointer(&b[8*n])), n)
+		return times, order
+	}
+	times := make([]int64, n)
+	order := make([]uint32, n)
+	le := binary.LittleEndian
+	for i := range times {
+		times[i] = int64(le.Uint64(b[8*i:]))
+	}
+	for i := range order {
+		order[i] = le.Uint32(b[8*int(n)+4*i:])
+	}
+	return times, order
+}
+
+// littleEndian reports whether this machine stores integers little-endian,
+// as time files do.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 func writeTimesFile(path string, seg segment.Segment, times []int64, order []uint32) error {
 	size, mtime, err := segmentFileStamp(seg)
@@ -265,8 +282,9 @@ func writeTimesFile(path string, seg segment.Segment, times []int64, order []uin
 		return err
 	}
 	le := binary.LittleEndian
-	buf := make([]byte, 0, 4+3*8+12*len(times)+4)
+	buf := make([]byte, 0, timesHead+12*len(times)+4)
 	buf = append(buf, timesMagic...)
+	buf = append(buf, 0, 0, 0, 0)
 	buf = le.AppendUint64(buf, uint64(size))
 	buf = le.AppendUint64(buf, uint64(mtime))
 	buf = le.AppendUint64(buf, uint64(len(times)))
