@@ -63,6 +63,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	limit := fs.Int("limit", 20, "at most N hits")
 	cursor := fs.String("cursor", "", "continue after a previous page (its next_cursor)")
 	sort := fs.String("sort", "relevance", "relevance or recent")
+	exhaustive := fs.Bool("exhaustive", false, "rank and count every match, however many (exact; slower when many match)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -80,7 +81,9 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ix.Close()
-	res, err := ix.Search(ctx, index.Query{Text: strings.Join(pos, " "), Sort: *sort, Limit: *limit, Cursor: *cursor})
+	res, err := ix.Search(ctx, index.Query{
+		Text: strings.Join(pos, " "), Sort: *sort, Limit: *limit, Cursor: *cursor, Exhaustive: *exhaustive,
+	})
 	// A query that does not parse, or a cursor no search returned, is a mistake in
 	// the command line like a bad flag: exit status 2, with the error's column.
 	var qe *index.QueryError
@@ -102,14 +105,26 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// printHits renders search results for a terminal: one line per hit, then its
-// fragments with the matches in bold.
+// printHits renders search results for a terminal: the total, then one line per
+// hit and its fragments with the matches in bold. A later page (after a cursor)
+// carries no total, so it shows only its hits.
 func printHits(w io.Writer, res index.Result) {
-	if res.Total == 0 {
+	switch {
+	case len(res.Hits) == 0 && res.Total == 0:
 		fmt.Fprintln(w, "No matches.")
 		return
+	case res.Total == 0:
+		fmt.Fprintf(w, "more matches (%.1f ms)\n", res.TookMS)
+	case !res.TotalExact:
+		// A phrase over a large result set: word order was checked in the
+		// matches ranked so far, and the count scaled up from them.
+		fmt.Fprintf(w, "about %d matches (%.1f ms)\n", res.Total, res.TookMS)
+	default:
+		fmt.Fprintf(w, "%d matches (%.1f ms)\n", res.Total, res.TookMS)
 	}
-	fmt.Fprintf(w, "%d matches (%.1f ms)\n", res.Total, res.TookMS)
+	if res.RankedAmong > 0 {
+		fmt.Fprintf(w, "ranked among the %d newest matches; --exhaustive ranks all\n", res.RankedAmong)
+	}
 	for _, h := range res.Hits {
 		what := h.Kind
 		if h.Tool != "" {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive/dshgen"
 )
 
 // searchJSON runs `search --json ARGS...` and decodes the result.
@@ -83,9 +85,11 @@ func TestSearchCLI(t *testing.T) {
 
 	t.Run("JSON shape and highlighting", func(t *testing.T) {
 		res := searchJSON(t, data, "写入权限")
-		for _, k := range []string{"total", "hits", "facets", "next_cursor"} {
+		for _, k := range []string{"total", "total_exact", "hits", "facets", "next_cursor"} {
 			assert.Contains(t, res, k)
 		}
+		assert.Equal(t, true, res["total_exact"], "a word's total is counted, not estimated")
+		assert.NotContains(t, res, "ranked_among", "omitted: far fewer matches than one window, ranked whole")
 		hits := objs(t, res["hits"])
 		require.NotEmpty(t, hits, "the real session mentions 写入权限")
 		assert.GreaterOrEqual(t, total(t, res), len(hits))
@@ -155,6 +159,53 @@ func TestSearchCLI(t *testing.T) {
 				assert.Equal(t, total(t, one), len(got))
 			})
 		}
+	})
+
+	t.Run("exhaustive", func(t *testing.T) {
+		for _, sortBy := range []string{"relevance", "recent"} {
+			t.Run(sortBy, func(t *testing.T) {
+				planned := searchJSON(t, data, "--sort", sortBy, "--limit", "500", "写入权限")
+				all := searchJSON(t, data, "--exhaustive", "--sort", sortBy, "--limit", "500", "写入权限")
+				assert.Equal(t, true, all["total_exact"])
+				assert.NotContains(t, all, "ranked_among")
+				assert.Equal(t, total(t, planned), total(t, all))
+				assert.Equal(t, planned["facets"], all["facets"])
+				want := hitIDs(t, all)
+				assert.ElementsMatch(t, hitIDs(t, planned), want, "few matches: both rank every one")
+				got, _ := searchPages(t, data, 3, "--exhaustive", "--sort", sortBy, "写入权限")
+				assert.Equal(t, want, got, "exhaustive pages concatenate to the one big page")
+			})
+		}
+		r := cliData(t, data, "search", "--exhaustive", "写入权限")
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Regexp(t, `^\d+ matches \(`, r.stdout)
+		assert.NotContains(t, r.stdout, "ranked among")
+		assert.NotContains(t, r.stdout, "about")
+
+		// A cursor pages only the kind of search that returned it.
+		planned, _ := searchJSON(t, data, "--limit", "2", "写入权限")["next_cursor"].(string)
+		all, _ := searchJSON(t, data, "--exhaustive", "--limit", "2", "写入权限")["next_cursor"].(string)
+		require.NotEmpty(t, planned)
+		require.NotEmpty(t, all)
+		for _, args := range [][]string{
+			{"search", "--exhaustive", "--cursor", planned, "写入权限"},
+			{"search", "--cursor", all, "写入权限"},
+		} {
+			r := cliData(t, data, args...)
+			assert.Equal(t, 2, r.code, r.stderr)
+			assert.Contains(t, r.stderr, "--cursor")
+			assert.Contains(t, r.stderr, "exhaustive")
+			assert.Empty(t, r.stdout)
+		}
+	})
+
+	t.Run("a later page in the terminal", func(t *testing.T) {
+		cur, _ := searchJSON(t, data, "--limit", "2", "写入权限")["next_cursor"].(string)
+		require.NotEmpty(t, cur)
+		r := cliData(t, data, "search", "--limit", "2", "--cursor", cur, "写入权限")
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.NotContains(t, r.stdout, "No matches")
+		assert.Contains(t, r.stdout, corpusSessionID)
 	})
 
 	t.Run("sort recent", func(t *testing.T) {
@@ -295,5 +346,72 @@ func TestSearchCLI(t *testing.T) {
 		for _, h := range objs(t, res["hits"]) {
 			assert.Equal(t, l.ID(), h["session_id"])
 		}
+	})
+}
+
+// TestSearchCLIManyMatches searches a session of more blocks than a relevance
+// search ranks at once, where results say how they were ranked and counted.
+func TestSearchCLIManyMatches(t *testing.T) {
+	data, root := t.TempDir(), t.TempDir()
+	// About 4,800 blocks, plain ASCII so that common words make common phrases.
+	l := dshgen.Generate(dshgen.Options{Seed: 7, Cwd: "/home/u/many", TargetBytes: 6 << 20, ASCII: true})
+	_, err := l.WriteFile(root, true)
+	require.NoError(t, err)
+	mustJSON[map[string]any](t, data, "import", "--json", root)
+	q := "session:" + l.ID() // every block: an exact filter
+
+	t.Run("relevance ranks the newest matches first", func(t *testing.T) {
+		res := searchJSON(t, data, q)
+		n := total(t, res)
+		ranked, ok := res["ranked_among"].(float64)
+		require.True(t, ok, "ranked_among is a number when set: %v", res["ranked_among"])
+		assert.Positive(t, ranked)
+		assert.Less(t, int(ranked), n, "more matches than one window")
+		assert.Equal(t, true, res["total_exact"], "a filter's total is exact however many match")
+
+		r := cliData(t, data, "search", q)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.True(t, strings.HasPrefix(r.stdout, strconv.Itoa(n)+" matches ("), "%q", clip(r.stdout, 200))
+		assert.Contains(t, r.stdout, "\nranked among the "+strconv.Itoa(int(ranked))+" newest matches; --exhaustive ranks all\n")
+
+		// Recent order is exact, so it says nothing of ranking.
+		recent := searchJSON(t, data, "--sort", "recent", q)
+		assert.NotContains(t, recent, "ranked_among")
+		assert.Equal(t, n, total(t, recent))
+	})
+
+	t.Run("exhaustive ranks every match", func(t *testing.T) {
+		res := searchJSON(t, data, "--exhaustive", q)
+		assert.NotContains(t, res, "ranked_among")
+		assert.Equal(t, true, res["total_exact"])
+		assert.Equal(t, total(t, searchJSON(t, data, q)), total(t, res))
+		r := cliData(t, data, "search", "--exhaustive", q)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.NotContains(t, r.stdout, "ranked among")
+
+		// Either way, paging goes through every match once.
+		all, _ := searchPages(t, data, 500, "--exhaustive", q)
+		tiered, _ := searchPages(t, data, 500, q)
+		assert.Len(t, all, total(t, res))
+		assert.ElementsMatch(t, all, tiered)
+	})
+
+	t.Run("a common phrase's total is an estimate", func(t *testing.T) {
+		// Its words are in thousands of blocks, next to each other in few; a short
+		// page checks word order in few of them.
+		const phrase = `"the the"`
+		res := searchJSON(t, data, "--limit", "1", phrase)
+		require.Positive(t, total(t, res))
+		assert.Equal(t, false, res["total_exact"])
+		r := cliData(t, data, "search", "--limit", "1", phrase)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.True(t, strings.HasPrefix(r.stdout, "about "+strconv.Itoa(total(t, res))+" matches ("), "%q", clip(r.stdout, 200))
+
+		exact := searchJSON(t, data, "--exhaustive", phrase)
+		assert.Equal(t, true, exact["total_exact"])
+		assert.Len(t, hitIDs(t, searchJSON(t, data, "--exhaustive", "--limit", "500", phrase)), total(t, exact))
+		r = cliData(t, data, "search", "--exhaustive", phrase)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.True(t, strings.HasPrefix(r.stdout, strconv.Itoa(total(t, exact))+" matches ("), "%q", clip(r.stdout, 200))
 	})
 }

@@ -246,6 +246,9 @@ type SearchRequest struct {
 	Sort   string `json:"sort"` // relevance (default) | recent
 	Limit  int    `json:"limit"`
 	Cursor string `json:"cursor"`
+	// Exhaustive ranks and counts every match, however many: exact order and
+	// totals at a cost that grows with the matches (see index.Query).
+	Exhaustive bool `json:"exhaustive"`
 }
 
 // Search runs a query in the search language (see the README).
@@ -256,7 +259,9 @@ func (a *App) Search(req SearchRequest) (index.Result, error) {
 	if req.Sort != "" && req.Sort != index.SortRelevance && req.Sort != index.SortRecent {
 		return index.Result{}, invalid(fmt.Sprintf("sort must be %q or %q", index.SortRelevance, index.SortRecent))
 	}
-	return a.deps.Index.Search(a.ctx, index.Query{Text: req.Query, Sort: req.Sort, Limit: req.Limit, Cursor: req.Cursor})
+	return a.deps.Index.Search(a.ctx, index.Query{
+		Text: req.Query, Sort: req.Sort, Limit: req.Limit, Cursor: req.Cursor, Exhaustive: req.Exhaustive,
+	})
 }
 
 // Approvals lists every approval in the archive, oldest first.

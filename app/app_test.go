@@ -159,6 +159,28 @@ func TestSearch(t *testing.T) {
 		assert.Equal(t, 422, errorStatus(err))
 		assert.Contains(t, FormatError(err), "run the search again")
 	})
+	t.Run("exhaustive", func(t *testing.T) {
+		q := "session:" + l.ID() // every block of the session: several pages of 2
+		planned, err := ta.Search(SearchRequest{Query: q, Limit: 2})
+		require.NoError(t, err)
+		all, err := ta.Search(SearchRequest{Query: q, Limit: 2, Exhaustive: true})
+		require.NoError(t, err)
+		require.Greater(t, all.Total, uint64(4))
+		assert.Equal(t, planned.Total, all.Total, "a filter's total is exact either way")
+		assert.True(t, all.TotalExact)
+		assert.Zero(t, all.RankedAmong, "ranked across every match")
+		require.NotEmpty(t, all.NextCursor)
+		// Its cursor pages the exhaustive search only.
+		next, err := ta.Search(SearchRequest{Query: q, Limit: 2, Exhaustive: true, Cursor: all.NextCursor})
+		require.NoError(t, err)
+		assert.Len(t, next.Hits, 2)
+		assert.NotEqual(t, all.Hits[0].ID, next.Hits[0].ID)
+		_, err = ta.Search(SearchRequest{Query: q, Limit: 2, Cursor: all.NextCursor})
+		require.ErrorIs(t, err, index.ErrBadCursor)
+		assert.Equal(t, 422, errorStatus(err))
+		_, err = ta.Search(SearchRequest{Query: q, Limit: 2, Exhaustive: true, Cursor: planned.NextCursor})
+		require.ErrorIs(t, err, index.ErrBadCursor)
+	})
 }
 
 func TestSelfTest(t *testing.T) {

@@ -236,6 +236,11 @@ func TestServerCalls(t *testing.T) {
 		status, body := ts.call(t, "Search", `[{"query":"anything","sort":"recent","limit":5}]`)
 		assert.Equal(t, 200, status, body)
 		assert.Contains(t, body, `"hits"`)
+		assert.Contains(t, body, `"total_exact":true`)
+		status, body = ts.call(t, "Search", `[{"query":"anything","limit":5,"exhaustive":true}]`)
+		assert.Equal(t, 200, status, body)
+		assert.Contains(t, body, `"total_exact":true`)
+		assert.NotContains(t, body, `"ranked_among"`, "omitted when ranked across all matches")
 	})
 	t.Run("error-only method", func(t *testing.T) {
 		status, body := ts.call(t, "StartImport", "[]")

@@ -106,6 +106,13 @@ func prepare() error {
 	if c := corpusDir(); c != "" {
 		roots = append(roots, c)
 	}
+	return e.serve(ctx, roots)
+}
+
+// serve imports roots into a new archive in e.dataDir, indexes it, and serves
+// the app over it on a loopback port until ctx ends.
+func (e *env) serve(ctx context.Context, roots []string) error {
+	dir := e.dataDir
 	e.store = archive.New(filepath.Join(dir, "logbook.db"))
 	if err := e.store.Open(ctx); err != nil {
 		return err
@@ -140,10 +147,14 @@ func prepare() error {
 }
 
 func teardown() {
-	e := shared
-	if e == nil {
-		return
+	if shared != nil {
+		shared.close()
 	}
+}
+
+// close stops e's server and closes its app, index and archive, then removes
+// its data directory.
+func (e *env) close() {
 	e.cancel()
 	if e.app != nil {
 		e.app.Shutdown(context.Background())

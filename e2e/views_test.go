@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/dshgen"
 )
 
 // sessionWith returns the id of a generated session for which ok is true.
@@ -150,6 +153,55 @@ func TestChineseSearchJumpsToHit(t *testing.T) {
 	poll(t, ctx, `(() => { const n = document.querySelector('[data-testid="item"].target');
 		if (!n) return false; const r = n.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; })()`, "the hit's block in view")
 	shot(t, ctx, e, "search-jump")
+}
+
+// manyBlocks serves an archive of its own holding one generated session of more
+// blocks than a relevance search ranks at once.
+func manyBlocks(t *testing.T) *env {
+	t.Helper()
+	base := need(t)
+	e := &env{dataDir: t.TempDir(), artifacts: base.artifacts}
+	root := filepath.Join(e.dataDir, "generated")
+	l := dshgen.Generate(dshgen.Options{Seed: 7, Cwd: "/home/u/many", TargetBytes: 6 << 20, ASCII: true})
+	_, err := l.WriteFile(root, true)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	e.cancel = cancel
+	t.Cleanup(e.close)
+	require.NoError(t, e.serve(ctx, []string{root}))
+	return e
+}
+
+func TestSearchRankAll(t *testing.T) {
+	e := manyBlocks(t)
+	ctx := browser(t, e, 1280, 800)
+	// Every block (about 4,800): more than a relevance search ranks at once.
+	q := "since:2000-01-01"
+	open(t, ctx, e, "#/search?q="+q, `[data-testid="search-hit"]`)
+	note := `document.querySelector('[data-testid="search-ranking"]')`
+	totalText := `document.querySelector('[data-testid="search-total"]').textContent.trim()`
+	require.True(t, eval[bool](t, ctx, note+` !== null`), "the page says it was ranked among the newest matches")
+	assert.Regexp(t, `^Ranked among the [\d,]+ newest matches\.\s+Rank all$`, eval[string](t, ctx, note+`.textContent.trim()`))
+	total := eval[string](t, ctx, totalText)
+	assert.NotContains(t, total, "about", "a filter's total is exact")
+	shot(t, ctx, e, "search-ranked-among")
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="search-ranking"] button`))))
+	poll(t, ctx, note+` === null && !document.querySelector('.spinner')`, "the exhaustive result")
+	assert.Equal(t, total, eval[string](t, ctx, totalText), "the same matches, all ranked")
+	assert.True(t, eval[bool](t, ctx, `document.activeElement?.matches('[data-search-input]') ?? false`), "the keyboard stays in the search box")
+
+	// Load more pages the exhaustive search (a planned search's cursor would fail).
+	summary := `document.querySelector('.summary').textContent`
+	assert.Contains(t, eval[string](t, ctx, summary), "showing 40 ")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.loadmore button`))))
+	poll(t, ctx, summary+`.includes('showing 80 ') || document.querySelector('.banner.error') !== null`, "the next page")
+	assert.False(t, eval[bool](t, ctx, `document.querySelector('.banner.error') !== null`), "no error")
+	shot(t, ctx, e, "search-ranked-all")
+
+	// A new query ranks the newest matches first again.
+	open(t, ctx, e, "#/search?q=since:2000-01-02", `[data-testid="search-hit"]`)
+	poll(t, ctx, note+` !== null`, "the ranking note of the new query")
 }
 
 func TestApprovalsFilterByOutcome(t *testing.T) {

@@ -232,8 +232,14 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 		if err != nil {
 			return Result{}, err
 		}
-		if first && step == 0 {
-			out.Total = plan.total
+		if step == 0 {
+			// Every page counts an exact plan's matches (a bitmap's size);
+			// a phrase's count is estimated on the first page only.
+			if exactTree {
+				out.Total = plan.total
+			} else if !first {
+				out.TotalExact = false
+			}
 			out.Facets = wq.facetsOut
 		}
 		if wq.verified != nil {

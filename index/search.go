@@ -50,6 +50,9 @@ type Query struct {
 
 // Result is one page of hits, with facet counts over all matches.
 type Result struct {
+	// Total is the number of matches, on every page; for a phrase it is
+	// counted (or estimated) on the first page only, and a later page has 0
+	// with TotalExact false.
 	Total uint64 `json:"total"`
 	// TotalExact is false when Total and the facet counts are estimates: a
 	// phrase matching a large part of the archive is checked word order by

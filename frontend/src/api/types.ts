@@ -90,7 +90,8 @@ export interface TimelinePage {
   session_id: string; items: TimelineItem[]; has_before: boolean; has_after: boolean; total: number;
 }
 
-export interface SearchRequest { query: string; sort?: 'relevance' | 'recent'; limit?: number; cursor?: string }
+/** exhaustive ranks and counts every match, however many (slower; see SearchResult.ranked_among). */
+export interface SearchRequest { query: string; sort?: 'relevance' | 'recent'; limit?: number; cursor?: string; exhaustive?: boolean }
 
 export interface Hit {
   id: string; session_id: string; seq: number; kind: string; role: string; tool: string; project: string;
@@ -98,7 +99,14 @@ export interface Hit {
 }
 export interface FacetCount { term: string; count: number }
 export interface Facets { kind: FacetCount[]; tool: FacetCount[]; project: FacetCount[]; month: FacetCount[] }
-export interface SearchResult { total: number; hits: Hit[]; facets: Facets; next_cursor: string; took_ms: number }
+/**
+ * One page of a search. total and facets come with the first page only; total_exact is false when
+ * they are estimates (a phrase over many matches). ranked_among, when set, is how many of the newest
+ * matches the first page was ranked among (later pages go on to older ones); exhaustive ranks all.
+ */
+export interface SearchResult {
+  total: number; total_exact: boolean; hits: Hit[]; facets: Facets; ranked_among?: number; next_cursor: string; took_ms: number;
+}
 
 export interface Info {
   version: string; mode: 'desktop' | 'web'; data_dir: string; roots: string[]; sessions: number;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Hit } from '../api/types';
 import {
   byteColumnToIndex, errorMessage, filterClauses, isQueryError, removeClause, activeMonth, addFilter, appendClause, errorColumn, errorText, facetState, filterClause, fragmentSegments,
-  groupHits, hasFilter, mergeHits, monthLabel, monthRange, parseClauses, projectName, quoteValue, removeField,
+  groupHits, hasFilter, mergeHits, monthLabel, monthRange, moreLabel, parseClauses, rankingNote, projectName, quoteValue, removeField,
   removeFilter, sanitizeFragment, toggleFilter, toggleMonth,
 } from './search';
 
@@ -235,6 +235,27 @@ describe('grouping hits', () => {
     const merged = mergeHits(a, [hit('2', 'B', 1), hit('3', 'A', 7)]);
     expect(merged.map((h) => h.id)).toEqual(['1', '2', '3']);
     expect(groupHits(merged)[0].hits.map((h) => h.seq)).toEqual([5, 7]);
+  });
+});
+
+describe('ranking and counting notes', () => {
+  it('says nothing of a page ranked among all matches with an exact count', () => {
+    expect(rankingNote(0, true)).toBeNull();
+  });
+  it('names the window a relevance page was ranked in, and offers to rank all', () => {
+    expect(rankingNote(512, true)).toEqual({ text: 'Ranked among the 512 newest matches', action: 'Rank all' });
+    expect(rankingNote(512, false)).toEqual({
+      text: 'Ranked among the 512 newest matches; the count is an estimate', action: 'Rank all',
+    });
+    expect(rankingNote(4096, true)?.text).toBe(`Ranked among the ${(4096).toLocaleString()} newest matches`);
+  });
+  it('says when only the count is an estimate', () => {
+    expect(rankingNote(0, false)).toEqual({ text: 'The count is an estimate', action: 'Count all' });
+  });
+  it('labels Load more with what is left, about when estimated', () => {
+    expect(moreLabel(100, 40, true)).toBe('Load more (60 left)');
+    expect(moreLabel(100, 40, false)).toBe('Load more (about 60 left)');
+    expect(moreLabel(30, 40, false), 'an estimate below what was shown gives no number').toBe('Load more');
   });
 });
 

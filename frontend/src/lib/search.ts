@@ -419,6 +419,27 @@ export function mergeHits(shown: Hit[], page: Hit[]): Hit[] {
   return shown.concat(page.filter((h) => !seen.has(h.id)));
 }
 
+/**
+ * What the summary says about how a first page was ranked and counted, with the label of the
+ * action that ranks and counts every match instead (an exhaustive search); null when the page
+ * is already the best of all matches and the count is exact.
+ */
+export function rankingNote(rankedAmong: number, exact: boolean): { text: string; action: string } | null {
+  if (rankedAmong > 0) {
+    const text = `Ranked among the ${rankedAmong.toLocaleString()} newest matches`;
+    return { text: exact ? text : text + '; the count is an estimate', action: 'Rank all' };
+  }
+  if (!exact) return { text: 'The count is an estimate', action: 'Count all' };
+  return null;
+}
+
+/** The "Load more" label: how many matches are left, "about" when the total is an estimate. */
+export function moreLabel(total: number, shown: number, exact: boolean): string {
+  const left = total - shown;
+  if (left <= 0) return 'Load more'; // an estimate that fell short
+  return `Load more (${exact ? '' : 'about '}${left.toLocaleString()} left)`;
+}
+
 export const KIND_LABELS: Record<string, string> = {
   human: 'Prompt', injected: 'Injected', assistant: 'Assistant', reasoning: 'Reasoning',
   tool_call: 'Tool call', tool_result: 'Tool result', compaction: 'Compaction', approval: 'Approval', title: 'Title',

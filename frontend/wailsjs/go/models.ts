@@ -147,6 +147,7 @@ export namespace app {
 	    sort: string;
 	    limit: number;
 	    cursor: string;
+	    exhaustive: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new SearchRequest(source);
@@ -158,6 +159,7 @@ export namespace app {
 	        this.sort = source["sort"];
 	        this.limit = source["limit"];
 	        this.cursor = source["cursor"];
+	        this.exhaustive = source["exhaustive"];
 	    }
 	}
 	export class SessionDetail {
@@ -1287,8 +1289,10 @@ export namespace index {
 	}
 	export class Result {
 	    total: number;
+	    total_exact: boolean;
 	    hits: Hit[];
 	    facets: Facets;
+	    ranked_among?: number;
 	    next_cursor: string;
 	    took_ms: number;
 	
@@ -1299,8 +1303,10 @@ export namespace index {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.total = source["total"];
+	        this.total_exact = source["total_exact"];
 	        this.hits = this.convertValues(source["hits"], Hit);
 	        this.facets = this.convertValues(source["facets"], Facets);
+	        this.ranked_among = source["ranked_among"];
 	        this.next_cursor = source["next_cursor"];
 	        this.took_ms = source["took_ms"];
 	    }
