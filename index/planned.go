@@ -78,10 +78,21 @@ type windowQuery struct {
 	record bool
 
 	// Set by Searcher:
-	win       window
-	cands     int // documents in the window
-	facetsOut Facets
-	verified  *recordingSearcher
+	win        window
+	cands      int // documents in the window
+	facetsDone chan struct{}
+	facetsOut  Facets
+	facetsErr  error
+	verified   *recordingSearcher
+}
+
+// wait waits for the facet count Searcher started, if any.
+func (w *windowQuery) wait() error {
+	if w.facetsDone == nil {
+		return nil
+	}
+	<-w.facetsDone
+	return w.facetsErr
 }
 
 func (w *windowQuery) Searcher(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
@@ -95,11 +106,12 @@ func (w *windowQuery) Searcher(ctx context.Context, r index.IndexReader, m mappi
 	}
 	v, docs := p.view, p.docs.docs
 	if w.facets && p.docs.exact {
-		f, err := v.facets(docs)
-		if err != nil {
-			return nil, err
-		}
-		w.facetsOut = f
+		// Counted beside Bleve's search of the window, on the other core.
+		w.facetsDone = make(chan struct{})
+		go func() {
+			defer close(w.facetsDone)
+			w.facetsOut, w.facetsErr = v.facets(docs)
+		}()
 	}
 	var list []uint64
 	var err error
@@ -174,7 +186,7 @@ func allDocs(v *snapView, docs bits) []uint64 {
 func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy string, cur *cursor, exhaustive bool) (Result, error) {
 	plan := &planState{ix: ix, tree: tree, exhaustive: exhaustive}
 	defer plan.release()
-	bq := useQueryAnalyzer(tree.query())
+	bq := useQueryAnalyzer(scoringTree(tree).query())
 	hi, after := int64(math.MaxInt64), []string(nil)
 	var lo *int64
 	if exhaustive {
@@ -229,6 +241,9 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 		wq := &windowQuery{plan: plan, bq: bq, hi: hi, lo: lo, want: want,
 			facets: first && step == 0, record: first && !exactTree}
 		res, err := ix.bl.SearchInContext(ctx, newRequest(wq, limit+1-len(page), sortBy, after))
+		if ferr := wq.wait(); err == nil {
+			err = ferr
+		}
 		if err != nil {
 			return Result{}, err
 		}
@@ -322,6 +337,34 @@ func scaleFacets(f Facets, scale float64) Facets {
 		}
 	}
 	return f
+}
+
+// scoringTree is what Bleve runs on a window: tree without the clauses the
+// plan has already applied exactly and that add the same score to every match
+// (keyword, flag and time filters, and negations, in the top-level AND), so
+// Bleve scores and highlights the text and skips reading postings that
+// cannot change the order. An OR keeps all its clauses: a window document may
+// match through any of them.
+func scoringTree(n node) node {
+	switch n.kind {
+	case nodeNot, nodeTerm, nodeBool, nodeNumber, nodeTimeFrom, nodeTimeBefore:
+		return node{kind: nodeAll}
+	case nodeAnd:
+		var kids []node
+		for _, k := range n.kids {
+			if k := scoringTree(k); k.kind != nodeAll {
+				kids = append(kids, k)
+			}
+		}
+		switch len(kids) {
+		case 0:
+			return node{kind: nodeAll}
+		case 1:
+			return kids[0]
+		}
+		return node{kind: nodeAnd, kids: kids}
+	}
+	return n
 }
 
 // treeExact reports whether planning evaluates tree exactly, with no phrase
