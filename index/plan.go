@@ -483,60 +483,75 @@ func (v *snapView) locate(global uint64) (seg int, local uint64) {
 
 // facets counts docs by each facet field's values.
 func (v *snapView) facets(docs bits) (Facets, error) {
-	count := func(field string) ([]FacetCount, error) {
-		counts := map[string]int{}
-		for i, s := range v.segs {
-			n := docs[i].GetCardinality()
-			if n == 0 {
-				continue
-			}
+	fields := []string{fieldKind, fieldTool, fieldProject, fieldMonth}
+	counts := make([]map[string]int, len(fields))
+	for k := range counts {
+		counts[k] = map[string]int{}
+	}
+	ffs := make([]*facetField, len(fields))
+	byValue := make([][]int, len(fields))
+	buf := make([]uint32, 256)
+	for i, s := range v.segs {
+		n := docs[i].GetCardinality()
+		if n == 0 {
+			continue
+		}
+		lookup := n > 2048
+		for k, field := range fields {
 			ff, err := s.cache.facetValues(field)
 			if err != nil {
-				return nil, err
+				return Facets{}, err
 			}
-			// A few thousand hits to a sixteenth of the segment: look each one
-			// up. Fewer, or more, intersect faster.
-			if n > 2048 && n*16 < s.seg.Count() && ff.docValues(s.seg.Count()) != nil {
-				byDoc := ff.docValues(s.seg.Count())
-				byValue := make([]int, len(ff.values)+1)
-				it := docs[i].Iterator()
-				for it.HasNext() {
-					byValue[byDoc[it.Next()]]++
-				}
-				for k, fv := range ff.values {
-					if byValue[k+1] > 0 {
-						counts[fv.term] += byValue[k+1]
+			ffs[k] = ff
+			if ff.docValues(s.seg.Count()) == nil {
+				lookup = false
+			}
+		}
+		if !lookup {
+			// A few hits: intersecting each value's postings is cheaper
+			// than visiting every hit.
+			for k, ff := range ffs {
+				for _, fv := range ff.values {
+					if c := docs[i].AndCardinality(fv.docs); c > 0 {
+						counts[k][fv.term] += int(c)
 					}
 				}
-				continue
 			}
-			for _, fv := range ff.values {
-				if n := docs[i].AndCardinality(fv.docs); n > 0 {
-					counts[fv.term] += int(n)
+			continue
+		}
+		// Many hits: intersecting would read every value's postings, about
+		// the whole segment per field; look each hit's values up instead.
+		for k, ff := range ffs {
+			byValue[k] = slices.Grow(byValue[k][:0], len(ff.values)+1)[:len(ff.values)+1]
+			clear(byValue[k])
+		}
+		it := docs[i].ManyIterator()
+		for m := it.NextMany(buf); m > 0; m = it.NextMany(buf) {
+			for k, ff := range ffs {
+				bv, byDoc := byValue[k], ff.byDoc
+				for _, d := range buf[:m] {
+					bv[byDoc[d]]++
 				}
 			}
 		}
-		out := make([]FacetCount, 0, len(counts))
-		for term, n := range counts {
+		for k, ff := range ffs {
+			for j, fv := range ff.values {
+				if c := byValue[k][j+1]; c > 0 {
+					counts[k][fv.term] += c
+				}
+			}
+		}
+	}
+	list := func(k int) []FacetCount {
+		out := make([]FacetCount, 0, len(counts[k]))
+		for term, n := range counts[k] {
 			if term != "" {
 				out = append(out, FacetCount{Term: term, Count: n})
 			}
 		}
-		return topFacets(field, out), nil
+		return topFacets(fields[k], out)
 	}
-	var f Facets
-	var err error
-	if f.Kind, err = count(fieldKind); err != nil {
-		return f, err
-	}
-	if f.Tool, err = count(fieldTool); err != nil {
-		return f, err
-	}
-	if f.Project, err = count(fieldProject); err != nil {
-		return f, err
-	}
-	f.Month, err = count(fieldMonth)
-	return f, err
+	return Facets{Kind: list(0), Tool: list(1), Project: list(2), Month: list(3)}, nil
 }
 
 // topFacets keeps a facet's facetSizes[field] most frequent values (ties by

@@ -385,3 +385,46 @@ func TestPlanPhraseResume(t *testing.T) {
 	assert.Equal(t, want, got)
 	assert.Positive(t, resumed, "no search reached its checking bound")
 }
+
+// TestPlanFacetsManyHits counts facets over segments with thousands of hits,
+// where each hit's values are looked up instead of intersected, before and
+// after a re-sync leaves deleted documents behind.
+func TestPlanFacetsManyHits(t *testing.T) {
+	ctx := context.Background()
+	ix := openIndex(t)
+	kinds := []string{archive.BlockAssistant, archive.BlockToolCall, archive.BlockToolResult, archive.BlockReasoning}
+	tools := []string{"", "bash", "read", "edit", "grep"}
+	words := []string{"alpha", "beta", "gamma"}
+	src := &memSource{revs: map[string]int64{}, blocks: map[string][]archive.Block{}}
+	add := func(sess string, n int) {
+		src.revs[sess]++
+		src.blocks[sess] = nil
+		for i := range n {
+			src.blocks[sess] = append(src.blocks[sess], archive.Block{
+				ID: fmt.Sprintf("%s-%d-%d", sess, src.revs[sess], i), SessionID: sess, Agent: "dsh",
+				Project: fmt.Sprintf("/p/%d", i%7), Kind: kinds[i%len(kinds)], Tool: tools[i%len(tools)],
+				Role: "assistant", Seq: int64(i), Surface: "current",
+				Time: time.Date(2026, time.Month(1+i%5), 1+i%27, 0, 0, i%60, 0, time.UTC),
+				Text: words[i%len(words)] + " " + words[(i/3)%len(words)] + fmt.Sprintf(" n%d", i),
+			})
+		}
+	}
+	add("s1", 6000)
+	add("s2", 3000)
+	check := func(stage string) {
+		for _, text := range []string{"alpha", "beta gamma", "", "alpha OR n17", "-gamma", "kind:tool_call"} {
+			want, wantFacets := bleveOracle(t, ix, text, SortRelevance)
+			res, err := ix.Search(ctx, Query{Text: text})
+			require.NoError(t, err)
+			assert.EqualValues(t, len(want), res.Total, "%s %q", stage, text)
+			assert.Equal(t, wantFacets, res.Facets, "%s %q", stage, text)
+		}
+	}
+	_, err := ix.Sync(ctx, src, nil)
+	require.NoError(t, err)
+	check("first")
+	add("s1", 5000) // replaces s1's documents: the old ones stay, deleted
+	_, err = ix.Sync(ctx, src, nil)
+	require.NoError(t, err)
+	check("after re-sync")
+}
