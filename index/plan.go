@@ -496,7 +496,10 @@ func (v *snapView) facets(docs bits) (Facets, error) {
 		if n == 0 {
 			continue
 		}
-		lookup := n > 2048
+		// Between a few thousand hits and half the segment, look each hit's
+		// values up; outside that, intersecting is cheaper (few hits, or hits
+		// dense enough to be stored as runs and bitmaps).
+		lookup := n > 2048 && n*2 < s.seg.Count()
 		for k, field := range fields {
 			ff, err := s.cache.facetValues(field)
 			if err != nil {
@@ -508,8 +511,6 @@ func (v *snapView) facets(docs bits) (Facets, error) {
 			}
 		}
 		if !lookup {
-			// A few hits: intersecting each value's postings is cheaper
-			// than visiting every hit.
 			for k, ff := range ffs {
 				for _, fv := range ff.values {
 					if c := docs[i].AndCardinality(fv.docs); c > 0 {
@@ -519,8 +520,6 @@ func (v *snapView) facets(docs bits) (Facets, error) {
 			}
 			continue
 		}
-		// Many hits: intersecting would read every value's postings, about
-		// the whole segment per field; look each hit's values up instead.
 		for k, ff := range ffs {
 			byValue[k] = slices.Grow(byValue[k][:0], len(ff.values)+1)[:len(ff.values)+1]
 			clear(byValue[k])
