@@ -531,6 +531,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	ix.log = quietLogger
+	ix.window = benchEnvInt(b, "LOGBOOK_BENCH_WINDOW", windowSize) // to weigh other window sizes
 	b.Cleanup(func() { _ = ix.Close() })
 	samples := benchSamples(b)
 	for _, c := range classes {

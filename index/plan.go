@@ -41,7 +41,7 @@ import (
 // windowSize is how many of the newest matches a relevance search ranks at a
 // time. A query matching more is ranked within its newest windowSize matches
 // first (Result.RankedAmong says so); a query matching fewer is ranked whole.
-const windowSize = 4096
+const windowSize = 2048
 
 var errNoDocValues = errors.New("index: segment has no doc values")
 
