@@ -325,7 +325,7 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 // phraseChecksPerWindow bounds how many candidates, in windows, one search has
 // Bleve check for word order before it returns what it found: at most a few
 // tens of milliseconds.
-const phraseChecksPerWindow = 4
+const phraseChecksPerWindow = 2
 
 func scale1(n uint64, scale float64) uint64 { return uint64(math.Round(float64(n) * scale)) }
 
