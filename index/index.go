@@ -184,6 +184,7 @@ func (ix *Index) reset() error {
 		ix.log.Warn("close index before reset", "err", err)
 	}
 	ix.bl = nil
+	ix.caches.reset()
 	if err := removeIndexDir(ix.dir); err != nil {
 		return err
 	}

@@ -99,6 +99,13 @@ func (c *segCaches) get(seg segment.Segment) *segCache {
 	return sc
 }
 
+// reset drops every cache: the index they describe is gone.
+func (c *segCaches) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
+}
+
 // prune drops the caches of segments not in live once the map has grown past
 // twice their number: merges replace segments, and a search on an older
 // snapshot may still be using the ones it replaced, so they go lazily.
