@@ -611,42 +611,36 @@ func (v *snapView) newest(docs bits, total uint64, hi int64, want int) (window, 
 }
 
 func (v *snapView) newestByVisit(docs bits, hi int64, want int) (window, []uint64, error) {
-	type hit struct {
-		t int64
-		g uint64
-	}
-	var hits []hit
-	for i, s := range v.segs {
-		times := s.cache.times
-		it := docs[i].Iterator()
-		for it.HasNext() {
-			d := it.Next()
-			if t := times[d]; t < hi {
-				hits = append(hits, hit{t, s.offset + uint64(d)})
+	// each calls fn for the matches below hi, in ascending global number.
+	buf := make([]uint32, 256)
+	each := func(fn func(t int64, g uint64)) {
+		for i, s := range v.segs {
+			times := s.cache.times
+			it := docs[i].ManyIterator()
+			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+				for _, d := range buf[:n] {
+					if t := times[d]; t < hi {
+						fn(t, s.offset+uint64(d))
+					}
+				}
 			}
 		}
 	}
-	if len(hits) <= want {
-		out := make([]uint64, len(hits))
-		for i, h := range hits {
-			out[i] = h.g
-		}
-		return window{lo: math.MinInt64, hi: hi}, out, nil
+	ts := make([]int64, 0, docs.card())
+	each(func(t int64, _ uint64) { ts = append(ts, t) })
+	lo := int64(math.MinInt64)
+	if len(ts) > want {
+		lo = nthLargest(ts, want)
 	}
-	ts := make([]int64, len(hits))
-	for i, h := range hits {
-		ts[i] = h.t
-	}
-	lo := nthLargest(ts, want)
-	var out []uint64
+	out := make([]uint64, 0, min(len(ts), 2*want))
 	older := false
-	for _, h := range hits {
-		if h.t >= lo {
-			out = append(out, h.g)
+	each(func(t int64, g uint64) {
+		if t >= lo {
+			out = append(out, g)
 		} else {
 			older = true
 		}
-	}
+	})
 	if !older {
 		lo = math.MinInt64
 	}
