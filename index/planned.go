@@ -215,9 +215,9 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 		want = limit + 1
 	case !exactTree:
 		// Bleve checks word order candidate by candidate, the dearest part of
-		// a phrase search: start with a quarter window, and grow it when it
-		// holds too few matches for the page.
-		want = max(ix.window/4, limit+1)
+		// a phrase search: start with an eighth of a window, then take as
+		// many more as the rate of matches so far says the page needs.
+		want = max(ix.window/8, limit+1)
 	}
 
 	out := Result{TotalExact: true, Facets: emptyFacets()}
@@ -236,6 +236,7 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 	// be checked in every block holding both. Past it the page ends early with
 	// a cursor that goes on below the last window searched.
 	checked, resume := 0, false
+	var matched uint64 // of the candidates checked
 	for step := 0; len(page) <= limit; step++ {
 		first := cur == nil
 		wq := &windowQuery{plan: plan, bq: bq, hi: hi, lo: lo, want: want,
@@ -277,11 +278,21 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 		}
 		// The window ran out: go on to the next older one.
 		hi, lo, after = wq.win.lo, nil, nil
-		if checked += wq.cands; !exactTree && checked >= phraseChecksPerWindow*ix.window {
+		checked += wq.cands
+		matched += res.Total
+		if !exactTree && checked >= phraseChecksPerWindow*ix.window {
 			resume = true
 			break
 		}
-		if want < ix.window {
+		switch {
+		case exactTree:
+			want = min(4*want, ix.window)
+		case matched > 0:
+			// Enough candidates, at the rate they matched so far, to fill the
+			// page with a margin: each candidate costs Bleve a word-order check.
+			need := float64(limit+1-len(page)) * float64(checked) / float64(matched)
+			want = min(max(int(1.5*need)+1, 64), ix.window)
+		default:
 			want = min(4*want, ix.window)
 		}
 	}
