@@ -47,3 +47,30 @@ func FuzzJSONString(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScanObject: scanObject judges validity as encoding/json does and splits a valid
+// object into the members eachMember finds.
+func FuzzScanObject(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"x",{"b":null}],"c":2}`, ` { "k\u0031" : "v" , "k" : {} } `, `{}`, `[1]`, `{"a":1,}`, `{"a" 1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		members, valid, object := scanObject(b, nil)
+		if valid != json.Valid(b) {
+			t.Fatalf("scanObject says valid=%v on %q", valid, b)
+		}
+		if !valid {
+			return
+		}
+		var want []member
+		if err := eachMember(b, func(k, v []byte) error {
+			want = append(want, member{key: k, val: v})
+			return nil
+		}); (err == nil) != object {
+			t.Fatalf("scanObject says object=%v on %q", object, b)
+		}
+		if object {
+			assert.Equal(t, want, members)
+		}
+	})
+}

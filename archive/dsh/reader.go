@@ -23,6 +23,9 @@ type Options struct {
 	// Detached makes every Record own its memory (no buffer reuse between calls), so
 	// records can be handed to another goroutine while the reader reads ahead.
 	Detached bool
+	// CompactRows gives packed rows a Record.Row instead of an Event per member: an
+	// importer that needs no member on its own is spared most of the decoding work.
+	CompactRows bool
 	// Decoder, when set, decodes frames instead of a decoder of the Reader's own: a
 	// zstd decoder is costly to create, and one can serve every file of an import
 	// (DecodeAll is safe for concurrent use). It must allow frames of MaxFrameBytes,
@@ -68,9 +71,10 @@ type Reader struct {
 	frames     frameScanner
 	zdec       *zstd.Decoder
 
-	header  *Header
-	rd      recordDecoder
-	lineBuf []byte
+	header   *Header
+	rd       recordDecoder
+	lineBuf  []byte
+	lineSlab []byte // detached lines are copied here (see keep)
 
 	// zstd state: the decoded frame being consumed.
 	frame      []byte
@@ -92,6 +96,8 @@ func NewReader(r io.Reader, compressed bool, opts Options) *Reader {
 	}
 	br := bufio.NewReaderSize(r, 256<<10)
 	rd := &Reader{opts: opts, compressed: compressed, br: br, frameIdx: -1}
+	rd.rd.detached = opts.Detached
+	rd.rd.compact = opts.CompactRows
 	rd.frames.r = br
 	rd.result.LastSeq = -1
 	return rd
@@ -179,12 +185,10 @@ func (r *Reader) Next() (*Record, error) {
 		return nil, io.EOF
 	}
 	offset := r.problemOffset(lineStart)
-	dec := &r.rd
 	if r.opts.Detached {
-		line = append([]byte(nil), line...)
-		dec = new(recordDecoder)
+		line = r.keep(line)
 	}
-	rec, p := dec.decode(line, r.pos.Line, offset)
+	rec, p := r.rd.decode(line, r.pos.Line, offset)
 	if p == nil {
 		p = r.checkSeqs(rec, offset)
 	}
@@ -201,11 +205,25 @@ func (r *Reader) Next() (*Record, error) {
 		rec.Frame = r.frameIdx
 	}
 	r.result.Records++
-	r.result.Events += int64(len(rec.Events))
-	r.pos.NextSeq += int64(len(rec.Events))
+	r.result.Events += rec.NumEvents()
+	r.pos.NextSeq += rec.NumEvents()
 	r.result.LastSeq = r.pos.NextSeq - 1
 	r.commitLine()
 	return rec, nil
+}
+
+// lineSlabSize is the size of the allocations detached lines are copied into.
+const lineSlabSize = 256 << 10
+
+// keep copies a line into the line slab, so that a detached record owns its bytes
+// without an allocation per line; the GC frees a slab once no record uses it.
+func (r *Reader) keep(line []byte) []byte {
+	if cap(r.lineSlab)-len(r.lineSlab) < len(line) {
+		r.lineSlab = make([]byte, 0, max(lineSlabSize, len(line)))
+	}
+	i := len(r.lineSlab)
+	r.lineSlab = append(r.lineSlab, line...)
+	return r.lineSlab[i:len(r.lineSlab):len(r.lineSlab)]
 }
 
 // Result reports the verdict so far; after Next returned io.EOF it is final.
@@ -221,8 +239,13 @@ func (r *Reader) Result() Result {
 // checkSeqs enforces seq == index from 0 (after packed rows are expanded).
 func (r *Reader) checkSeqs(rec *Record, offset int64) *Problem {
 	want := r.pos.NextSeq
-	for i := range rec.Events {
-		got := rec.Events[i].Seq
+	for i := range rec.NumEvents() {
+		// A compact row's members are consecutive by construction: its first seq
+		// decides.
+		got := rec.FirstSeq() + i
+		if rec.Row == nil {
+			got = rec.Events[i].Seq
+		}
 		if got == want {
 			want++
 			continue
@@ -516,8 +539,11 @@ func (r *Reader) Committed() Cursor { return r.committed }
 // neither ignorable nor a recognised legacy type: dsh refuses such logs. The
 // recoverable mode archives them and warns instead.
 func unknownEvent(rec *Record, offset int64) *Problem {
+	if rec.Packed != "" {
+		return nil
+	}
 	ev := &rec.Events[0]
-	if rec.Packed != "" || ev.Ignorable || KnownEventType(ev.Type) || LegacyEventType(ev.Type) {
+	if ev.Ignorable || KnownEventType(ev.Type) || LegacyEventType(ev.Type) {
 		return nil
 	}
 	return problemf(KindUnknownEvent, rec.Line, offset,

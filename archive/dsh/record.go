@@ -1,17 +1,77 @@
 package dsh
 
 import (
+	"encoding/json"
 	"fmt"
 )
 
-// recordDecoder turns storage lines into Records. It reuses its buffers between
-// lines, so a Record is only valid until the next decode.
+// recordDecoder turns storage lines into Records. By default it reuses its buffers
+// between lines, so a Record is only valid until the next decode; a detached decoder
+// hands out fresh memory for every Record instead (see cut).
 type recordDecoder struct {
-	rec    Record
-	events []Event
-	chunks []Chunk
-	texts  [][]byte
-	dts    []int64
+	detached bool
+	compact  bool // packed rows get a PackedRow instead of their events
+
+	rec     Record
+	events  []Event
+	chunks  []Chunk
+	members []member
+	texts   [][]byte
+	dts     []int64
+
+	// Slabs of a detached decoder: records, events and chunks are cut from larger
+	// allocations, which the GC frees once no record uses them. A detached record
+	// would otherwise cost three or four allocations, a large share of its decoding.
+	recSlab   []Record
+	eventSlab []Event
+	chunkSlab []Chunk
+	rowSlab   []PackedRow
+}
+
+// member is one top-level member of a JSON object: its key (unescaped) and its raw
+// value.
+type member struct{ key, val []byte }
+
+// slabSize is how many items one slab allocation holds.
+const slabSize = 512
+
+// cut returns n fresh items of *slab, starting a new slab when it is used up.
+func cut[T any](slab *[]T, n int) []T {
+	if cap(*slab)-len(*slab) < n {
+		*slab = make([]T, 0, max(slabSize, n))
+	}
+	i := len(*slab)
+	*slab = (*slab)[:i+n]
+	return (*slab)[i : i+n : i+n]
+}
+
+// newRecord returns the Record to fill for the current line.
+func (d *recordDecoder) newRecord() *Record {
+	if d.detached {
+		return &cut(&d.recSlab, 1)[0]
+	}
+	return &d.rec
+}
+
+// newEvents returns room for n events (and n chunks when packed is set).
+func (d *recordDecoder) newEvents(n int, packed bool) ([]Event, []Chunk) {
+	var chunks []Chunk
+	if d.detached {
+		if packed {
+			chunks = cut(&d.chunkSlab, n)
+		}
+		return cut(&d.eventSlab, n), chunks
+	}
+	if cap(d.events) < n {
+		d.events = make([]Event, n)
+	}
+	if packed {
+		if cap(d.chunks) < n {
+			d.chunks = make([]Chunk, n)
+		}
+		chunks = d.chunks[:n]
+	}
+	return d.events[:n], chunks
 }
 
 // problemf builds a record-level problem at a line.
@@ -23,49 +83,112 @@ func problemf(kind Kind, line, offset int64, format string, args ...any) *Proble
 // decode validates one storage line (without '\n') and expands it into events.
 // offset is the physical byte offset reported with problems.
 func (d *recordDecoder) decode(line []byte, lineNo, offset int64) (*Record, *Problem) {
-	if !validJSON(line) {
+	if rec := d.decodePackedFast(line, lineNo); rec != nil {
+		return rec, nil
+	}
+	return d.decodeGeneral(line, lineNo, offset)
+}
+
+// decodeGeneral is decode for any line: it validates the whole line and reports
+// exactly what is wrong with a bad one.
+func (d *recordDecoder) decodeGeneral(line []byte, lineNo, offset int64) (*Record, *Problem) {
+	members, valid, object := scanObject(line, d.members[:0])
+	d.members = members
+	if !valid {
 		return nil, problemf(KindBadJSON, lineNo, offset, "not valid JSON: %s", truncate(line, 80))
 	}
-	if k := jsonKind(line[skipSpace(line, 0):]); k != "an object" {
-		return nil, problemf(KindBadJSON, lineNo, offset, "expected a JSON object, got %s", k)
+	if !object {
+		return nil, problemf(KindBadJSON, lineNo, offset, "expected a JSON object, got %s", jsonKind(line[skipSpace(line, 0):]))
 	}
 	var typ []byte
-	_ = eachMember(line, func(k, v []byte) error {
-		if string(k) == "type" {
-			typ = v
-			return errStop // writers put "type" first; stop before scanning the body
+	for _, m := range members {
+		if string(m.key) == "type" {
+			typ = m.val
+			break
 		}
-		return nil
-	})
-	d.rec = Record{Line: lineNo, Raw: line}
-	d.events = d.events[:0]
-	t, _ := jsonString(typ)
-	var p *Problem
-	switch t {
+	}
+	switch t, _ := jsonString(typ); t {
 	case RowTextChunks, RowReasoningChunks, RowToolCallChunks:
-		d.rec.Packed = t
-		p = d.decodePacked(line, t, lineNo, offset)
-	default:
-		p = d.decodeEvent(line, lineNo, offset)
+		return d.decodePacked(line, members, t, lineNo, offset)
 	}
-	if p != nil {
-		return nil, p
+	return d.decodeEvent(line, members, lineNo, offset)
+}
+
+// scanObject validates b as exactly one JSON value (as validJSON does) and, when it
+// is an object, appends its top-level members to dst in order. Validating and
+// splitting in one pass reads each byte of a line once instead of twice.
+func scanObject(b []byte, dst []member) (members []member, valid, object bool) {
+	v := validator{b: b}
+	v.space()
+	if v.i >= len(b) || b[v.i] != '{' {
+		return dst, validJSON(b), false
 	}
-	d.rec.Events = d.events
-	return &d.rec, nil
+	v.i++
+	v.space()
+	if v.i < len(b) && b[v.i] == '}' {
+		v.i++
+		v.space()
+		return dst, v.i == len(b), true
+	}
+	for {
+		if v.i >= len(b) || b[v.i] != '"' {
+			return dst, false, true
+		}
+		ks := v.i
+		if !v.str() {
+			return dst, false, true
+		}
+		key := b[ks+1 : v.i-1]
+		if indexByte(key, '\\') >= 0 {
+			// As eachMember does: escaped keys are rare, and encoding/json decodes them
+			// exactly as every other key scan in this package sees them.
+			var s string
+			if json.Unmarshal(b[ks:v.i], &s) != nil {
+				return dst, false, true
+			}
+			key = []byte(s)
+		}
+		v.space()
+		if v.i >= len(b) || b[v.i] != ':' {
+			return dst, false, true
+		}
+		v.i++
+		v.space()
+		vs := v.i
+		if !v.value(1) {
+			return dst, false, true
+		}
+		dst = append(dst, member{key: key, val: b[vs:v.i]})
+		v.space()
+		if v.i >= len(b) {
+			return dst, false, true
+		}
+		switch b[v.i] {
+		case '}':
+			v.i++
+			v.space()
+			return dst, v.i == len(b), true
+		case ',':
+			v.i++
+			v.space()
+		default:
+			return dst, false, true
+		}
+	}
 }
 
 // decodePacked validates and expands a packed chunk row (§1.2, frozen codec rules).
 // A malformed row is an error, never an ordinary event.
-func (d *recordDecoder) decodePacked(line []byte, tag string, lineNo, offset int64) *Problem {
-	bad := func(format string, args ...any) *Problem {
-		return problemf(KindMalformedPackedRow, lineNo, offset, tag+" row: "+format, args...)
+func (d *recordDecoder) decodePacked(line []byte, members []member, tag string, lineNo, offset int64) (*Record, *Problem) {
+	bad := func(format string, args ...any) (*Record, *Problem) {
+		return nil, problemf(KindMalformedPackedRow, lineNo, offset, tag+" row: "+format, args...)
 	}
 	var seq0, time0 int64
 	var data []byte
 	seen := map[string]bool{}
 	var msg string
-	_ = eachMember(line, func(k, v []byte) error {
+	for _, m := range members {
+		k, v := m.key, m.val
 		key := string(k)
 		if seen[key] && msg == "" {
 			msg = fmt.Sprintf("duplicate key %q", key)
@@ -92,8 +215,7 @@ func (d *recordDecoder) decodePacked(line []byte, tag string, lineNo, offset int
 				msg = fmt.Sprintf("unexpected key %q (a packed row has exactly type, seq0, time0, data)", key)
 			}
 		}
-		return nil
-	})
+	}
 	if msg != "" {
 		return bad("%s", msg)
 	}
@@ -216,37 +338,59 @@ func (d *recordDecoder) decodePacked(line []byte, tag string, lineNo, offset int
 	case RowToolCallChunks:
 		kind = "tool-call-delta"
 	}
-	if cap(d.chunks) < n {
-		d.chunks = make([]Chunk, n)
-	}
-	d.chunks = d.chunks[:n]
 	t := time0
-	for k := 0; k < n; k++ {
+	for k := 1; k < n; k++ {
+		t += d.dts[k-1]
+		if t > maxSafeInt || t < -maxSafeInt {
+			return bad("member %d time is not a safe integer", k)
+		}
+	}
+	return d.packedRecord(line, lineNo, tag, seq0, time0, Chunk{Kind: kind, Turn: turn, Step: step, Index: index, ID: id, Name: name, HasName: hasName}), nil
+}
+
+// packedRecord builds the Record of a validated packed row whose gaps and member
+// texts are in d.dts and d.texts: member k has seq seq0+k, the time after the first
+// k gaps, and the chunk fields of proto with its own text.
+func (d *recordDecoder) packedRecord(line []byte, lineNo int64, tag string, seq0, time0 int64, proto Chunk) *Record {
+	rec := d.newRecord()
+	*rec = Record{Line: lineNo, Raw: line, Packed: tag}
+	if d.compact {
+		row := &cut(&d.rowSlab, 1)[0]
+		*row = PackedRow{Seq0: seq0, Count: int64(len(d.texts)), Time0: time0, MaxTime: time0, Chunk: proto}
+		t := time0
+		for _, gap := range d.dts {
+			t += gap
+			row.MaxTime = max(row.MaxTime, t)
+		}
+		rec.Row = row
+		return rec
+	}
+	events, chunks := d.newEvents(len(d.texts), true)
+	t := time0
+	for k, text := range d.texts {
 		if k > 0 {
 			t += d.dts[k-1]
-			if t > maxSafeInt || t < -maxSafeInt {
-				return bad("member %d time is not a safe integer", k)
-			}
 		}
-		d.chunks[k] = Chunk{Kind: kind, Turn: turn, Step: step, Index: index, TextJSON: d.texts[k], ID: id, Name: name, HasName: hasName}
-		d.events = append(d.events, Event{Seq: seq0 + int64(k), Time: t, Type: "assistant/chunk", Member: k, Chunk: &d.chunks[k]})
+		chunks[k] = proto
+		chunks[k].TextJSON = text
+		events[k] = Event{Seq: seq0 + int64(k), Time: t, Type: "assistant/chunk", Member: k, Chunk: &chunks[k]}
 	}
-	return nil
+	rec.Events = events
+	return rec
 }
 
 // decodeEvent validates a plain event envelope (§1.4, checklist step 10-11).
-func (d *recordDecoder) decodeEvent(line []byte, lineNo, offset int64) *Problem {
+func (d *recordDecoder) decodeEvent(line []byte, members []member, lineNo, offset int64) (*Record, *Problem) {
 	var ev Event
 	ev.Member = -1
-	seen := map[string]bool{}
 	var msg string
 	var seqRaw, timeRaw, typeRaw, ignRaw []byte
-	_ = eachMember(line, func(k, v []byte) error {
+	for i, m := range members {
+		k, v := m.key, m.val
 		key := string(k)
-		if seen[key] && msg == "" {
+		if msg == "" && seenBefore(members[:i], k) {
 			msg = fmt.Sprintf("duplicate key %q", key)
 		}
-		seen[key] = true
 		switch key {
 		case "type":
 			typeRaw = v
@@ -268,10 +412,9 @@ func (d *recordDecoder) decodeEvent(line []byte, lineNo, offset int64) *Problem 
 				msg = fmt.Sprintf("unexpected envelope key %q", key)
 			}
 		}
-		return nil
-	})
-	bad := func(format string, args ...any) *Problem {
-		return problemf(KindBadEvent, lineNo, offset, format, args...)
+	}
+	bad := func(format string, args ...any) (*Record, *Problem) {
+		return nil, problemf(KindBadEvent, lineNo, offset, format, args...)
 	}
 	if msg != "" {
 		return bad("%s", msg)
@@ -304,30 +447,45 @@ func (d *recordDecoder) decodeEvent(line []byte, lineNo, offset int64) *Problem 
 	}
 	surface := IsSurfaceType(t)
 	if !surface && ev.HasSourceSeqs {
-		return problemf(KindBadSourceSeqs, lineNo, offset,
+		return nil, problemf(KindBadSourceSeqs, lineNo, offset,
 			"%s event (seq %d) is log-only and may not carry sourceEventSeqs (only user/message, assistant/message and tool/result do)", t, ev.Seq)
 	}
 	if !surface && ev.SurfaceOp != nil {
-		return problemf(KindBadSurfaceOp, lineNo, offset,
+		return nil, problemf(KindBadSurfaceOp, lineNo, offset,
 			"%s event (seq %d) is log-only and may not carry a surfaceOp (only user/message, assistant/message and tool/result do)", t, ev.Seq)
 	}
 	if ev.SurfaceOp != nil {
 		if err := checkSurfaceOp(ev.SurfaceOp); err != "" {
-			return problemf(KindBadSurfaceOp, lineNo, offset, "%s event (seq %d): %s", t, ev.Seq, err)
+			return nil, problemf(KindBadSurfaceOp, lineNo, offset, "%s event (seq %d): %s", t, ev.Seq, err)
 		}
 	}
 	if ev.HasSourceSeqs {
 		seqs, err := DecodeSeqRanges(ev.SourceSeqsRaw, ev.Seq)
 		if err != nil {
-			return problemf(KindBadSourceSeqs, lineNo, offset, "%s event (seq %d): %v", t, ev.Seq, err)
+			return nil, problemf(KindBadSourceSeqs, lineNo, offset, "%s event (seq %d): %v", t, ev.Seq, err)
 		}
 		if p := checkSourceSeqs(seqs, &ev); p != "" {
-			return problemf(KindBadSourceSeqs, lineNo, offset, "%s event (seq %d): %s", t, ev.Seq, p)
+			return nil, problemf(KindBadSourceSeqs, lineNo, offset, "%s event (seq %d): %s", t, ev.Seq, p)
 		}
 		ev.SourceEventSeqs = seqs
 	}
-	d.events = append(d.events, ev)
-	return nil
+	rec := d.newRecord()
+	*rec = Record{Line: lineNo, Raw: line}
+	events, _ := d.newEvents(1, false)
+	events[0] = ev
+	rec.Events = events
+	return rec, nil
+}
+
+// seenBefore reports whether key is among the keys of earlier members: envelopes
+// have a handful of keys, so a scan beats a map.
+func seenBefore(earlier []member, key []byte) bool {
+	for _, m := range earlier {
+		if string(m.key) == string(key) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkSurfaceOp validates the shape of a surfaceOp: "append" or exactly
@@ -377,6 +535,9 @@ func checkSourceSeqs(seqs []int64, ev *Event) string {
 	if len(seqs) == 0 && ev.Type != "assistant/message" {
 		return "sourceEventSeqs is empty (only assistant/message may cite nothing)"
 	}
+	if increasingBelow(seqs, ev.Seq) {
+		return "" // what writers write: unique and earlier, proven in one pass
+	}
 	var seen map[int64]bool
 	if len(seqs) > 16 {
 		seen = make(map[int64]bool, len(seqs))
@@ -399,6 +560,16 @@ func checkSourceSeqs(seqs []int64, ev *Event) string {
 		}
 	}
 	return ""
+}
+
+// increasingBelow reports whether seqs is strictly increasing and ends below limit.
+func increasingBelow(seqs []int64, limit int64) bool {
+	for i := 1; i < len(seqs); i++ {
+		if seqs[i] <= seqs[i-1] {
+			return false
+		}
+	}
+	return len(seqs) == 0 || seqs[len(seqs)-1] < limit
 }
 
 // LineDecoder decodes single stored storage lines, for re-reading archived records

@@ -222,6 +222,16 @@ func (c *Checker) Observe(ev *Event, line int64) {
 	c.lastSeq, c.lastLine, c.lastType, c.observed = ev.Seq, line, ev.Type, true
 }
 
+// ObserveRow checks a packed row read with Options.CompactRows exactly as Observe of
+// each of its members in turn would: only the first member can draw a finding (the
+// others share its turn and step, and a misplaced run is reported once), and the
+// last becomes the latest event.
+func (c *Checker) ObserveRow(row *PackedRow, line int64) {
+	chunk := row.Chunk
+	c.Observe(&Event{Seq: row.Seq0, Time: row.Time0, Type: "assistant/chunk", Chunk: &chunk}, line)
+	c.lastSeq = row.Seq0 + row.Count - 1
+}
+
 // observe dispatches one event; exp is the expectation the previous event set.
 func (c *Checker) observe(ev *Event, line int64, exp *expectation) {
 	// Fast path: packed-row members are the bulk of every log and only need nesting.

@@ -32,12 +32,8 @@ type contentBlock struct {
 
 // observeAssistantMessage records the tool calls a step advertises.
 func (c *Checker) observeAssistantMessage(ev *Event, line int64) {
-	var d struct {
-		Turn, Step int64
-		Message    *struct{ Content []contentBlock }
-		Content    []contentBlock // legacy: content directly in data
-	}
-	if !decode(ev.Data, &d) {
+	d, ok := readAssistantMessage(ev.Data)
+	if !ok {
 		return
 	}
 	content := d.Content
@@ -99,18 +95,8 @@ const (
 
 // observeToolResult resolves a call by callId, or checks a pruning replacement.
 func (c *Checker) observeToolResult(ev *Event, line int64, exp *expectation) {
-	var d struct {
-		Turn, Step int64
-		Message    *struct {
-			Content []contentBlock
-			Source  struct {
-				CallID string `json:"callId"`
-			}
-		}
-		CallID string `json:"callId"` // legacy: callId directly in data
-		Error  *struct{ Name, Code string }
-	}
-	if !decode(ev.Data, &d) {
+	d, ok := readToolResult(ev.Data)
+	if !ok {
 		return
 	}
 	callID := d.CallID

@@ -100,7 +100,45 @@ type Record struct {
 	Frame  int    // zstd frame index holding the line; -1 for plain files
 	Raw    []byte // the exact line without '\n'; valid until the next call to Next
 	Packed string // the row tag for a packed row, else ""
+	// Events holds the record's logical events: the event of a plain record, one per
+	// member of a packed row. A packed row read with Options.CompactRows has none:
+	// Row describes its members instead.
 	Events []Event
+	Row    *PackedRow
+}
+
+// PackedRow summarises the members of a packed row without an Event for each: what
+// an importer needs of the dozens of stream deltas a row holds.
+type PackedRow struct {
+	Seq0    int64 // seq of the first member
+	Count   int64 // members
+	Time0   int64 // time of the first member
+	MaxTime int64 // latest member time (gaps may be negative)
+	Chunk   Chunk // the fields every member shares (TextJSON is nil)
+}
+
+// NumEvents returns the number of logical events the record holds.
+func (r *Record) NumEvents() int64 {
+	if r.Row != nil {
+		return r.Row.Count
+	}
+	return int64(len(r.Events))
+}
+
+// FirstSeq returns the seq of the record's first event.
+func (r *Record) FirstSeq() int64 {
+	if r.Row != nil {
+		return r.Row.Seq0
+	}
+	return r.Events[0].Seq
+}
+
+// LastSeq returns the seq of the record's last event.
+func (r *Record) LastSeq() int64 {
+	if r.Row != nil {
+		return r.Row.Seq0 + r.Row.Count - 1
+	}
+	return r.Events[len(r.Events)-1].Seq
 }
 
 // Event is one logical event. For packed-row members Data is nil and Chunk is set.
