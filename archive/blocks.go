@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -12,8 +13,10 @@ import (
 // blockTarget is the raw size at which a block of lines is compressed and stored.
 // Storing lines in compressed blocks instead of one row each is what lets the archive
 // keep every byte yet stay smaller than the logs it holds, and it turns hundreds of
-// row inserts into one.
-const blockTarget = 256 << 10
+// row inserts into one. 1 MiB rather than 256 KiB: zstd compresses larger blocks both
+// faster and smaller (a fifth less archive on generated logs), while reading one
+// line back still costs only a millisecond or two of decompression.
+const blockTarget = 1 << 20
 
 // querier is what both *sql.DB and *sql.Tx offer for reads.
 type querier interface {
@@ -37,6 +40,7 @@ type blockWriter struct {
 	jobs chan blockJob
 	done chan error
 	free chan []byte
+	bufs *sync.Pool // where the two block buffers come from and go back to
 	err  error
 }
 
@@ -46,20 +50,30 @@ type blockJob struct {
 	raw                                    []byte
 }
 
-func newBlockWriter(ctx context.Context, tx *sql.Tx, pk int64, zenc *zstd.Encoder) (*blockWriter, error) {
-	stmt, err := tx.PrepareContext(ctx, `
-		INSERT INTO blocks (session_pk, first_line, last_line, first_seq, last_seq, raw_size, data)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return nil, fmt.Errorf("prepare blocks: %w", err)
-	}
-	w := &blockWriter{ctx: ctx, pk: pk, zenc: zenc, stmt: stmt,
+// blockInsertName names the blocks INSERT among the store's prepared statements.
+const blockInsertName = "block"
+
+// blockInsertSQL stores one block.
+const blockInsertSQL = `INSERT INTO blocks (session_pk, first_line, last_line, first_seq, last_seq, raw_size, data)
+	VALUES (?, ?, ?, ?, ?, ?, ?)`
+
+// newBlockWriter stores blocks with stmt, the block INSERT bound to the import's
+// transaction. Its buffers come from bufs: at 1 MiB each, allocating them for every
+// file cost small sessions more than their compression.
+func newBlockWriter(ctx context.Context, stmt *sql.Stmt, pk int64, zenc *zstd.Encoder, bufs *sync.Pool) *blockWriter {
+	w := &blockWriter{ctx: ctx, pk: pk, zenc: zenc, stmt: stmt, bufs: bufs,
 		jobs: make(chan blockJob, 1), done: make(chan error, 1), free: make(chan []byte, 2)}
-	w.free <- make([]byte, 0, blockTarget+64<<10)
-	w.free <- make([]byte, 0, blockTarget+64<<10)
+	for range 2 {
+		buf, _ := bufs.Get().(*[]byte)
+		if buf == nil {
+			b := make([]byte, 0, blockTarget+64<<10)
+			buf = &b
+		}
+		w.free <- (*buf)[:0]
+	}
 	w.buf = <-w.free
 	go w.store()
-	return w, nil
+	return w
 }
 
 // store compresses and inserts blocks until jobs is closed; it reports the first
@@ -118,6 +132,12 @@ func (w *blockWriter) wait() error {
 func (w *blockWriter) close() {
 	_ = w.wait()
 	w.stmt.Close()
+	if w.buf != nil { // both buffers are back: one in hand, one in free
+		for _, b := range [][]byte{w.buf, <-w.free} {
+			w.bufs.Put(&b)
+		}
+		w.buf = nil
+	}
 }
 
 // eachLine calls fn for every archived storage line of a session with a line number in

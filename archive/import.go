@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/logbook/logbook/archive/dsh"
@@ -50,6 +51,7 @@ func (o ImportOptions) dshOptions() dsh.Options {
 func (s *Store) readerOptions(o ImportOptions) dsh.Options {
 	opts := o.dshOptions()
 	opts.Decoder = s.zdec
+	opts.CompactRows = true // the import never looks at a stream delta on its own
 	return opts
 }
 
@@ -108,29 +110,71 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			ids[i] = &id
 		}
 	}
-	var done int64
+	unchanged := func(i int) bool {
+		k := known[d.Files[i]]
+		return k != nil && ids[i] != nil && !k.gone && k.id == *ids[i] && !retryLenient(opts, k.report)
+	}
+	bases := make([]int64, len(d.Files)) // bytes of the files before each one
+	for i := 1; i < len(d.Files); i++ {
+		bases[i] = bases[i-1] + sizes[i-1]
+	}
+	// Progress may now come from two files' readers, one after the other; the lock
+	// keeps the caller's callback from ever running twice at once.
+	var progressMu sync.Mutex
+	fileOpts := func(i int) ImportOptions {
+		fo := opts
+		if opts.Progress != nil {
+			fo.Progress = func(p Progress) {
+				p.FileIndex, p.Files, p.DoneBytes, p.TotalBytes = i, len(d.Files), bases[i], total
+				progressMu.Lock()
+				defer progressMu.Unlock()
+				opts.Progress(p)
+			}
+		}
+		return fo
+	}
+	// A file never imported before is begun while the file before it is still being
+	// written: once that file's records are all read, a core would otherwise wait
+	// for its last block, totals and commit. With thousands of small sessions that
+	// wait was most of an import's wall time.
+	var next *early
+	defer func() { next.discard() }()
 	for i, f := range d.Files {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		if k := known[f]; k != nil && ids[i] != nil && !k.gone && k.id == *ids[i] && !retryLenient(opts, k.report) {
+		if unchanged(i) {
 			// Unchanged since the last run: a stat decided it, no query needed.
-			rep.Files = append(rep.Files, k.report)
-			done += sizes[i]
+			rep.Files = append(rep.Files, known[f].report)
 			continue
 		}
-		fo := opts
-		if opts.Progress != nil {
-			base := done
-			fo.Progress = func(p Progress) {
-				p.FileIndex, p.Files, p.DoneBytes, p.TotalBytes = i, len(d.Files), base, total
-				opts.Progress(p)
-			}
+		fo := fileOpts(i)
+		var begun *begunFile
+		if next != nil && next.index == i {
+			begun, next = next.take(), nil
+		} else if fo.Progress != nil {
 			fo.Progress(Progress{File: f, FileSize: sizes[i]})
 		}
-		fr := s.ImportFile(ctx, f, fo)
+		readDone := newSignal()
+		if begun != nil && begun.job != nil {
+			readDone = begun.job.readDone
+		}
+		next.discard()
+		next = nil
+		for k := i + 1; k < len(d.Files); k++ {
+			if !unchanged(k) {
+				if known[d.Files[k]] == nil {
+					next = s.beginEarly(k, d.Files[k], sizes[k], fileOpts(k), readDone)
+				}
+				break
+			}
+		}
+		fr := s.importFile(ctx, f, fo, begun, readDone)
+		readDone.fire()
+		if fr.Warnings == nil {
+			fr.Warnings = []dsh.Problem{}
+		}
 		rep.Files = append(rep.Files, fr)
-		done += sizes[i]
 	}
 	gone, err := s.markGone(ctx, d.Roots, d.Files)
 	if err != nil {
@@ -170,20 +214,33 @@ func summarize(files []FileReport) Summary {
 // its stat alone, an appended one is read from its cursor, and a rewritten one is
 // read again with the lines it replaced kept as superseded records.
 func (s *Store) ImportFile(ctx context.Context, path string, opts ImportOptions) FileReport {
-	fr, err := s.importFile(ctx, path, opts)
-	if err != nil {
-		s.Logger.Error("import failed", "path", path, "err", err)
-		fr.Verdict = dsh.VerdictCorrupt
-		fr.Action = "failed"
-		fr.Error = &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: fmt.Sprintf("%s: %v", path, err)}
-	}
+	fr := s.importFile(ctx, path, opts, nil, nil)
 	if fr.Warnings == nil {
 		fr.Warnings = []dsh.Problem{}
 	}
 	return fr
 }
 
-func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions) (FileReport, error) {
+// importFile is ImportFile for a file begun early (begun, or nil) whose reading
+// fires readDone when it is over.
+func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions, begun *begunFile, readDone *signal) FileReport {
+	var fr FileReport
+	var err error
+	if begun != nil {
+		fr, err = s.importBegun(ctx, begun)
+	} else {
+		fr, err = s.importPath(ctx, path, opts, readDone)
+	}
+	if err != nil {
+		s.Logger.Error("import failed", "path", path, "err", err)
+		fr.Verdict = dsh.VerdictCorrupt
+		fr.Action = "failed"
+		fr.Error = &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: fmt.Sprintf("%s: %v", path, err)}
+	}
+	return fr
+}
+
+func (s *Store) importPath(ctx context.Context, path string, opts ImportOptions, readDone *signal) (FileReport, error) {
 	fr := FileReport{Path: path, LastSeq: -1}
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -211,10 +268,12 @@ func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions)
 			return fr, err
 		}
 		if same {
-			return s.importAppend(ctx, f, id, row, compressed, opts)
+			return s.importAppend(ctx, f, id, row, compressed, opts, readDone)
 		}
 	}
-	return s.importFull(ctx, f, id, row, compressed, opts)
+	b := s.begin(f, id, compressed, opts, readDone)
+	b.row = row
+	return s.importFull(ctx, b)
 }
 
 // retryLenient reports whether an unchanged file must be read again: its header was
@@ -270,37 +329,136 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// begunFile is a file whose full read has begun: its header is read and, when it
+// was accepted, its records are decoding on their own goroutine.
+type begunFile struct {
+	f          *os.File
+	id         identity
+	compressed bool
+	row        *fileRow
+	opts       ImportOptions
+	pr         *progressReader
+	r          *dsh.Reader
+	job        *importJob // nil when the header was refused, or on err
+	err        error
+}
+
+// begin starts reading an open file from its start.
+func (s *Store) begin(f *os.File, id identity, compressed bool, opts ImportOptions, readDone *signal) *begunFile {
+	b := &begunFile{f: f, id: id, compressed: compressed, opts: opts}
+	b.pr = &progressReader{r: f, size: id.size, path: f.Name(), fn: opts.Progress}
+	b.r = dsh.NewReader(b.pr, compressed, s.readerOptions(opts))
+	h, err := b.r.Header()
+	if err != nil || h == nil {
+		b.err = err
+		return b
+	}
+	b.job = &importJob{store: s, path: f.Name(), file: f, id: id, compressed: compressed,
+		reader: b.r, header: h, opts: opts, action: "new", readDone: readDone}
+	b.job.startReading()
+	return b
+}
+
+// close stops the file's reading and releases the reader.
+func (b *begunFile) close() {
+	if b.job != nil && b.job.stop != nil {
+		b.job.stop()
+	}
+	b.r.Close()
+}
+
 // importFull reads a file from its start: a new file, or one rewritten upstream.
-func (s *Store) importFull(ctx context.Context, f *os.File, id identity, row *fileRow, compressed bool, opts ImportOptions) (FileReport, error) {
-	path := f.Name()
-	pr := &progressReader{r: f, size: id.size, path: path, fn: opts.Progress}
-	r := dsh.NewReader(pr, compressed, s.readerOptions(opts))
-	defer r.Close()
-	h, err := r.Header()
-	if err != nil {
-		return FileReport{Path: path, LastSeq: -1}, err
+func (s *Store) importFull(ctx context.Context, b *begunFile) (FileReport, error) {
+	defer b.close()
+	path := b.f.Name()
+	if b.err != nil {
+		return FileReport{Path: path, LastSeq: -1}, b.err
 	}
 	action := "new"
-	if row != nil {
+	if b.row != nil {
 		action = "rewritten"
 	}
-	if h == nil { // refused: unsupported version or a bad header
-		res := r.Result()
-		if err := s.saveRefused(ctx, f, id, row, compressed, res); err != nil {
+	if b.job == nil { // refused: unsupported version or a bad header
+		res := b.r.Result()
+		if err := s.saveRefused(ctx, b.f, b.id, b.row, b.compressed, res); err != nil {
 			return FileReport{Path: path, LastSeq: -1}, err
 		}
-		return s.readReport(ctx, path, action, pr.n)
+		return s.readReport(ctx, path, action, b.pr.n)
 	}
-	job := &importJob{store: s, path: path, file: f, id: id, row: row, compressed: compressed,
-		reader: r, header: h, opts: opts, action: action}
+	job := b.job
+	job.row, job.action = b.row, action
 	if err := job.run(ctx, nil); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
-	return s.readReport(ctx, path, job.action, pr.n)
+	return s.readReport(ctx, path, job.action, b.pr.n)
+}
+
+// early is a file begun ahead of its turn by a goroutine of its own, once the file
+// before it has been read (readDone).
+type early struct {
+	index int
+	c     chan *begunFile
+}
+
+// beginEarly begins file i (never imported: a full read from the start) once
+// readDone fires.
+func (s *Store) beginEarly(i int, path string, size int64, opts ImportOptions, readDone *signal) *early {
+	e := &early{index: i, c: make(chan *begunFile, 1)}
+	go func() {
+		<-readDone.c
+		if opts.Progress != nil {
+			opts.Progress(Progress{File: path, FileSize: size})
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			e.c <- nil
+			return
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			e.c <- nil
+			return
+		}
+		e.c <- s.begin(f, statIdentity(fi), strings.HasSuffix(path, ".zstd"), opts, newSignal())
+	}()
+	return e
+}
+
+// take waits for the begun file; nil if it could not be opened (it is then
+// imported the ordinary way, which reports why).
+func (e *early) take() *begunFile { return <-e.c }
+
+// discard stops an early file that will not be imported now; nil is allowed.
+func (e *early) discard() {
+	if e == nil {
+		return
+	}
+	if b := e.take(); b != nil {
+		b.close()
+		b.f.Close()
+	}
+}
+
+// importBegun imports a file begun early, unless it has been imported or changed
+// since it was begun: then it is read again the ordinary way.
+func (s *Store) importBegun(ctx context.Context, b *begunFile) (FileReport, error) {
+	defer b.f.Close()
+	path := b.f.Name()
+	row, err := s.fileRow(ctx, path)
+	if err != nil {
+		b.close()
+		return FileReport{Path: path, LastSeq: -1}, err
+	}
+	if row != nil {
+		b.close()
+		return s.importPath(ctx, path, b.opts, nil)
+	}
+	return s.importFull(ctx, b)
 }
 
 // importAppend resumes reading after the stored cursor.
-func (s *Store) importAppend(ctx context.Context, f *os.File, id identity, row *fileRow, compressed bool, opts ImportOptions) (FileReport, error) {
+func (s *Store) importAppend(ctx context.Context, f *os.File, id identity, row *fileRow, compressed bool, opts ImportOptions, readDone *signal) (FileReport, error) {
 	path := f.Name()
 	var headerRaw string
 	if err := s.read.QueryRowContext(ctx, `SELECT header_raw FROM sessions WHERE pk = ?`, row.sessionPK.Int64).Scan(&headerRaw); err != nil {
@@ -319,7 +477,7 @@ func (s *Store) importAppend(ctx context.Context, f *os.File, id identity, row *
 	defer r.Close()
 	r.Resume(h, *row.cursor)
 	job := &importJob{store: s, path: path, file: f, id: id, row: row, compressed: compressed,
-		reader: r, header: h, opts: opts, action: "appended"}
+		reader: r, header: h, opts: opts, action: "appended", readDone: readDone}
 	if err := job.run(ctx, row); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
@@ -433,12 +591,18 @@ type knownFile struct {
 }
 
 func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownFile, error) {
-	// path "" loads every file; otherwise just that one (storedReport).
+	// path "" loads every file; otherwise just that one (storedReport), by the path
+	// index: a condition like `? = '' OR f.path = ?` would scan every file and
+	// problem for each file imported.
+	where, args := "", []any{}
+	if path != "" {
+		where, args = "AND f.path = ?", []any{path}
+	}
 	rows, err := s.write.QueryContext(ctx, `
 		SELECT f.id, f.path, f.size, f.mtime_ns, f.inode, f.gone, COALESCE(s.id, ''), f.verdict,
 		       f.error_kind, f.error_line, f.error_offset, f.error_message, f.records, f.events, f.last_seq
 		FROM files f LEFT JOIN sessions s ON s.pk = f.session_pk
-		WHERE ? = '' OR f.path = ?`, path, path)
+		WHERE 1 `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("load known files: %w", err)
 	}
@@ -468,8 +632,8 @@ func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownF
 	prows, err := s.write.QueryContext(ctx, `
 		SELECT p.file_id, p.kind, COALESCE(p.line, 0), COALESCE(p.offset, -1), COALESCE(p.seq, 0), p.message
 		FROM problems p JOIN files f ON f.id = p.file_id
-		WHERE p.severity = 'warning' AND (? = '' OR f.path = ?)
-		ORDER BY p.file_id, p.rowid`, path, path)
+		WHERE p.severity = 'warning' `+where+`
+		ORDER BY p.file_id, p.rowid`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -13,6 +14,7 @@ import (
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/dshgen"
 )
 
 func TestImportRealCorpus(t *testing.T) {
@@ -73,4 +75,42 @@ func TestImportRealCorpus(t *testing.T) {
 	assert.False(t, rep2.Files[0].Changed)
 	assert.Equal(t, "unchanged", rep2.Files[0].Action)
 	assert.EqualValues(t, 87208, rep2.Files[0].LogicalEvents)
+}
+
+// TestImportManyFilesOverlapped imports a corpus of new sessions, each begun while
+// the one before it is still being written, and checks the result against
+// importing the files one by one, and that progress reports never overlap and move
+// forward file by file.
+func TestImportManyFilesOverlapped(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	st, err := dshgen.WriteCorpus(root, dshgen.CorpusOptions{Seed: 11, Sessions: 8, TargetBytes: 8 << 20, Compressed: true})
+	require.NoError(t, err)
+
+	var inFlight atomic.Int32
+	var calls []archive.Progress
+	progress := func(p archive.Progress) {
+		if inFlight.Add(1) != 1 {
+			t.Error("two progress reports at once")
+		}
+		calls = append(calls, p)
+		inFlight.Add(-1)
+	}
+	s := archivetest.MustOpen(t)
+	rep, err := s.Import(ctx, []string{root}, archive.ImportOptions{Progress: progress})
+	require.NoError(t, err)
+	require.Equal(t, st.Sessions, rep.Summary.OK, "%+v", rep.Summary)
+	for i := 1; i < len(calls); i++ {
+		assert.GreaterOrEqual(t, calls[i].FileIndex, calls[i-1].FileIndex, "progress moves forward file by file")
+	}
+
+	one := archivetest.MustOpen(t)
+	for _, f := range rep.Files {
+		fr := one.ImportFile(ctx, f.Path, archive.ImportOptions{})
+		assert.Equal(t, f.Verdict, fr.Verdict)
+		assert.Equal(t, f.Records, fr.Records)
+		assert.Equal(t, f.LogicalEvents, fr.LogicalEvents)
+		assert.Equal(t, f.Warnings, fr.Warnings)
+		assert.Equal(t, exportOf(t, one, f.SessionID), exportOf(t, s, f.SessionID))
+	}
 }

@@ -10,8 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/klauspost/compress/zstd"
+	"sync"
 
 	"github.com/logbook/logbook/archive/dsh"
 )
@@ -32,15 +31,68 @@ type importJob struct {
 	pk      int64
 	maxLine int64
 	checker *dsh.Checker
-	zenc    *zstd.Encoder
 	ld      dsh.LineDecoder
+
+	// The reading goroutine (see readAhead), once started; readDone fires when it
+	// has read the whole file (or stopped), which lets Import begin the next file.
+	items    <-chan readItem
+	stop     func()
+	readDone *signal
+}
+
+// signal is a channel closed once, by whichever of its firers comes first.
+type signal struct {
+	once sync.Once
+	c    chan struct{}
+}
+
+func newSignal() *signal { return &signal{c: make(chan struct{})} }
+
+// fire closes the channel; a nil signal ignores it.
+func (s *signal) fire() {
+	if s != nil {
+		s.once.Do(func() { close(s.c) })
+	}
+}
+
+// startReading starts decoding the file's records on their own goroutine. A full
+// read can start before the session is opened (its checker starts empty); an
+// append must wait for the checker's replay.
+func (j *importJob) startReading() {
+	if j.checker == nil {
+		j.checker = dsh.NewChecker(j.header)
+	}
+	j.items, j.stop = readAhead(j.reader, j.prepare, j.readDone.fire)
+}
+
+// prepare is the work done on a record on the reading goroutine (see ahead).
+func (j *importJob) prepare(rec *dsh.Record) (a ahead) {
+	if rec.Line <= j.maxLine {
+		return a // archived and observed already (replayed from the archive)
+	}
+	if rec.Row != nil {
+		j.checker.ObserveRow(rec.Row, rec.Line)
+		return a
+	}
+	for i := range rec.Events {
+		a.shadows = observe(j.checker, &rec.Events[i], rec.Line, a.shadows)
+	}
+	a.data = decodeAhead(rec)
+	return a
 }
 
 // run imports the records the reader yields. prev is the stored row when resuming
 // after a cursor (append), nil for a full read.
 func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	s := j.store
-	j.zenc = s.zenc
+	defer func() {
+		if j.stop != nil {
+			j.stop()
+		}
+	}()
+	if prev == nil && j.items == nil {
+		j.startReading()
+	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -54,10 +106,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	if dup != "" {
 		return j.saveDuplicate(ctx, tx, dup)
 	}
-	proj, err := newProjector(ctx, tx, j.pk, st, j.checker, j.zenc)
-	if err != nil {
-		return err
-	}
+	proj := newProjector(ctx, tx, s, j.pk, st)
 	batch := j.opts.BatchRecords
 	if batch <= 0 {
 		batch = 20000
@@ -65,20 +114,12 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	n := 0
 	// The reader decodes ahead on its own goroutine while this one projects and
 	// writes: on two cores that overlaps the two halves of the work.
-	items, stop := readAhead(j.reader, func(rec *dsh.Record) []shadowPair {
-		if rec.Line <= j.maxLine {
-			return nil // archived and observed already (replayed from the archive)
-		}
-		var out []shadowPair
-		for i := range rec.Events {
-			out = observe(j.checker, &rec.Events[i], rec.Line, out)
-		}
-		return out
-	})
-	defer stop()
+	if j.items == nil {
+		j.startReading()
+	}
 	var committed dsh.Cursor
 	for {
-		it := <-items
+		it := <-j.items
 		rec, err := it.rec, it.err
 		if errors.Is(err, io.EOF) {
 			break
@@ -101,7 +142,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 			}
 			continue
 		}
-		if err := proj.record(rec); err != nil {
+		if err := proj.record(rec, it.data); err != nil {
 			proj.close()
 			return fmt.Errorf("line %d: %w", rec.Line, err)
 		}
@@ -137,15 +178,17 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 			if tx, err = s.write.BeginTx(ctx, nil); err != nil {
 				return err
 			}
-			if proj, err = newProjector(ctx, tx, j.pk, proj.st, j.checker, j.zenc); err != nil {
-				return err
-			}
+			proj = newProjector(ctx, tx, s, j.pk, proj.st)
 		}
 	}
 	defer proj.close()
-	if err := proj.flush(); err != nil {
+	// The last block compresses on its own goroutine while the session's totals are
+	// saved: with small sessions that block is most of the compression, and waiting
+	// for it first left a core idle at every file's end.
+	if err := proj.flushEvents(); err != nil {
 		return err
 	}
+	proj.blocks.flush()
 	res := j.reader.Result()
 	if res.Records == 0 && j.action == "appended" && res.Verdict == dsh.VerdictOK {
 		j.action = "unchanged"
@@ -164,6 +207,9 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	if err := j.saveFile(ctx, tx, res, proj.st, warnings); err != nil {
 		return err
 	}
+	if err := proj.blocks.wait(); err != nil {
+		return err
+	}
 	return tx.Commit()
 }
 
@@ -172,7 +218,9 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) (projState, string, error) {
 	var st projState
 	st.LastSeq = -1
-	j.checker = dsh.NewChecker(j.header)
+	if j.checker == nil {
+		j.checker = dsh.NewChecker(j.header)
+	}
 	if prev != nil { // append: continue the stored session
 		j.pk = prev.sessionPK.Int64
 		if err := j.loadState(ctx, tx, &st); err != nil {
@@ -493,7 +541,7 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st
 // its verdict is still computed, but its records are not stored twice.
 func (j *importJob) saveDuplicate(ctx context.Context, tx *sql.Tx, owner string) error {
 	for {
-		_, err := j.reader.Next()
+		err := (<-j.items).err
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -540,28 +588,37 @@ func (s *Store) saveRefused(ctx context.Context, f *os.File, id identity, row *f
 type readItem struct {
 	rec       *dsh.Record
 	committed dsh.Cursor
-	shadows   []shadowPair
-	err       error
+	ahead
+	err error
+}
+
+// ahead is the work done on a record on the reader's goroutine: the semantic
+// checker's, and decoding what the projection reads, which would otherwise make the
+// writing goroutine the slower of the two.
+type ahead struct {
+	shadows []shadowPair
+	data    *eventData // see decodeAhead
 }
 
 // readAhead runs r on its own goroutine, which must use Detached records, and
-// passes each record to observeRec there (the semantic checker's work). The
-// channel ends with an item carrying io.EOF or an error. stop ends the goroutine
+// passes each record to prepare there; finished is called when the goroutine ends.
+// The channel ends with an item carrying io.EOF or an error. stop ends the goroutine
 // early and waits for it, so the reader is never used after stop returns.
-func readAhead(r *dsh.Reader, observeRec func(*dsh.Record) []shadowPair) (<-chan readItem, func()) {
+func readAhead(r *dsh.Reader, prepare func(*dsh.Record) ahead, finished func()) (<-chan readItem, func()) {
 	items := make(chan readItem, 512)
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer finished()
 		for {
 			rec, err := r.Next()
-			var shadows []shadowPair
+			var a ahead
 			if err == nil {
-				shadows = observeRec(rec)
+				a = prepare(rec)
 			}
 			select {
-			case items <- readItem{rec: rec, committed: r.Committed(), shadows: shadows, err: err}:
+			case items <- readItem{rec: rec, committed: r.Committed(), ahead: a, err: err}:
 			case <-quit:
 				return
 			}

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/klauspost/compress/s2"
 
 	"github.com/logbook/logbook/archive/dsh"
 )
@@ -39,23 +39,20 @@ type projState struct {
 }
 
 // projector writes one session's records and the views derived from them inside the
-// import transaction, with statements prepared once per transaction.
+// import transaction, with the store's prepared statements bound to it.
 type projector struct {
-	ctx     context.Context
-	pk      int64
-	st      projState
-	checker *dsh.Checker
-	zenc    *zstd.Encoder
-	stmts   map[string]*sql.Stmt
-	tx      *sql.Tx
-	blocks  *blockWriter
+	ctx    context.Context
+	pk     int64
+	st     projState
+	stmts  map[string]*sql.Stmt
+	events []any // queued events rows, eventColumns values each
+	blocks *blockWriter
 }
 
 // projectorSQL holds every statement the projection runs, by name.
 var projectorSQL = map[string]string{
-	"event": `INSERT INTO events (session_pk, seq, line, type, time, turn, step, surface, source_seqs)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (session_pk, seq) DO NOTHING`,
+	"event":  eventsInsert(1),
+	"events": eventsInsert(eventBatch),
 	"scheduleChange": `INSERT INTO schedule_changes (session_pk, seq, line, raw) VALUES (?, ?, ?, ?)
 		ON CONFLICT (session_pk, seq) DO NOTHING`,
 	"shadow": `UPDATE events SET surface = 'shadowed', shadowed_by = ?
@@ -100,30 +97,74 @@ var projectorSQL = map[string]string{
 			end_seq = excluded.end_seq, ended_at = excluded.ended_at, error = excluded.error, status = excluded.status`,
 }
 
-func newProjector(ctx context.Context, tx *sql.Tx, pk int64, st projState, checker *dsh.Checker, zenc *zstd.Encoder) (*projector, error) {
+// eventBatch is how many events rows one INSERT writes. Events are most of the rows
+// an import writes, and per statement database/sql and the driver cost more than
+// SQLite's own work for a row.
+const eventBatch = 64
+
+// eventColumns is the number of values of one events row.
+const eventColumns = 10
+
+// Positions of the values a queued events row may still change (see shadow).
+const (
+	eventSeqColumn        = 1
+	eventSurfaceColumn    = 7
+	eventShadowedByColumn = 9
+)
+
+// eventsInsert returns the INSERT of n events rows.
+func eventsInsert(n int) string {
+	row := "(" + strings.Repeat("?, ", eventColumns-1) + "?)"
+	return `INSERT INTO events (session_pk, seq, line, type, time, turn, step, surface, source_seqs, shadowed_by)
+		VALUES ` + strings.Repeat(row+", ", n-1) + row + `
+		ON CONFLICT (session_pk, seq) DO NOTHING`
+}
+
+// newProjector starts projecting into tx with the store's prepared statements (see
+// Store.prepare), bound to the transaction.
+func newProjector(ctx context.Context, tx *sql.Tx, s *Store, pk int64, st projState) *projector {
 	// Statements run without the caller's cancellation: a cancellable context makes the
 	// driver start a watcher per statement, which costs more than the insert. The
 	// import loop checks for cancellation between records instead.
 	ctx = context.WithoutCancel(ctx)
-	p := &projector{ctx: ctx, pk: pk, st: st, checker: checker, zenc: zenc, tx: tx, stmts: map[string]*sql.Stmt{}}
-	var err error
-	if p.blocks, err = newBlockWriter(ctx, tx, pk, zenc); err != nil {
-		return nil, err
+	p := &projector{ctx: ctx, pk: pk, st: st, stmts: map[string]*sql.Stmt{}}
+	for name := range projectorSQL {
+		p.stmts[name] = tx.StmtContext(ctx, s.stmts[name])
 	}
-	for name, q := range projectorSQL {
-		stmt, err := tx.PrepareContext(ctx, q)
-		if err != nil {
-			p.close()
-			return nil, fmt.Errorf("prepare %s: %w", name, err)
-		}
-		p.stmts[name] = stmt
-	}
-	return p, nil
+	p.blocks = newBlockWriter(ctx, tx.StmtContext(ctx, s.stmts[blockInsertName]), pk, s.zenc, &s.blockBufs)
+	return p
 }
 
 // flush stores the lines gathered so far and waits for them; call it before
 // committing. The projector cannot take more records afterwards.
-func (p *projector) flush() error { return p.blocks.wait() }
+func (p *projector) flush() error {
+	if err := p.flushEvents(); err != nil {
+		return err
+	}
+	return p.blocks.wait()
+}
+
+// addEvent queues one events row, writing the queue when a batch is full.
+func (p *projector) addEvent(args ...any) error {
+	p.events = append(p.events, args...)
+	if len(p.events) < eventBatch*eventColumns {
+		return nil
+	}
+	err := p.exec("events", p.events...)
+	p.events = p.events[:0]
+	return err
+}
+
+// flushEvents writes the queued events rows.
+func (p *projector) flushEvents() error {
+	for i := 0; i < len(p.events); i += eventColumns {
+		if err := p.exec("event", p.events[i:i+eventColumns]...); err != nil {
+			return err
+		}
+	}
+	p.events = p.events[:0]
+	return nil
+}
 
 func (p *projector) close() {
 	p.blocks.close()
@@ -139,29 +180,28 @@ func (p *projector) exec(name string, args ...any) error {
 	return nil
 }
 
-// record stores one storage line and projects its events.
-func (p *projector) record(rec *dsh.Record) error {
-	if err := p.blocks.add(rec.Line, rec.Events[0].Seq, rec.Events[len(rec.Events)-1].Seq, rec.Raw); err != nil {
+// record stores one storage line and projects its events; data is the record's
+// decodeAhead.
+func (p *projector) record(rec *dsh.Record, data *eventData) error {
+	if err := p.blocks.add(rec.Line, rec.FirstSeq(), rec.LastSeq(), rec.Raw); err != nil {
 		return err
 	}
-	first := &rec.Events[0]
 	p.st.Records++
-	p.st.Events += int64(len(rec.Events))
-	p.st.LastSeq = rec.Events[len(rec.Events)-1].Seq
-	for i := range rec.Events {
-		t := rec.Events[i].Time
-		if p.st.FirstTime == nil {
-			p.st.FirstTime = &t
-		}
-		p.st.LastTime = max(p.st.LastTime, t)
+	p.st.Events += rec.NumEvents()
+	p.st.LastSeq = rec.LastSeq()
+	if row := rec.Row; row != nil {
+		p.times(row.Time0, row.MaxTime)
 	}
-	if rec.Packed != "" || first.Type == "assistant/chunk" {
+	for i := range rec.Events {
+		p.times(rec.Events[i].Time, rec.Events[i].Time)
+	}
+	if rec.Packed != "" || rec.Events[0].Type == "assistant/chunk" {
 		// Stream chunks (packed or loose) are log-only token deltas that dsh itself
 		// never renders; the assembled assistant/message is what views use. Their
 		// bytes are in the block, and skipping a row for each keeps imports fast.
 		return nil
 	}
-	ev := first
+	ev := &rec.Events[0]
 	var turn, step any
 	if t, ok, s, ok2 := dsh.TurnStep(ev.Data); ok || ok2 {
 		if ok {
@@ -192,7 +232,7 @@ func (p *projector) record(rec *dsh.Record) error {
 		// assistant/message citing hundreds of chunk seqs to a few bytes.
 		sourceSeqs = string(dsh.EncodeSeqRanges(ev.SourceEventSeqs))
 	}
-	if err := p.exec("event", p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, surface, sourceSeqs); err != nil {
+	if err := p.addEvent(p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, surface, sourceSeqs, nil); err != nil {
 		return err
 	}
 	if ev.Type == "schedule/change" {
@@ -200,7 +240,16 @@ func (p *projector) record(rec *dsh.Record) error {
 			return err
 		}
 	}
-	return p.event(ev, turn, step)
+	return p.event(ev, turn, step, data)
+}
+
+// times folds the times of a record's events into the session's first and last
+// time: first is the time of its first event, latest the latest of them all.
+func (p *projector) times(first, latest int64) {
+	if p.st.FirstTime == nil {
+		p.st.FirstTime = &first
+	}
+	p.st.LastTime = max(p.st.LastTime, latest)
 }
 
 // shadowPair records that a surface node was replaced: seq by the event at by.
@@ -229,6 +278,12 @@ func observe(checker *dsh.Checker, ev *dsh.Event, line int64, out []shadowPair) 
 
 // shadow marks a surface node as replaced.
 func (p *projector) shadow(sp shadowPair) error {
+	for i := 0; i < len(p.events); i += eventColumns {
+		if p.events[i+eventSeqColumn] == any(sp.seq) { // not written yet: mark it in the queue
+			p.events[i+eventSurfaceColumn], p.events[i+eventShadowedByColumn] = "shadowed", sp.by
+			return nil
+		}
+	}
 	return p.exec("shadow", sp.by, p.pk, sp.seq)
 }
 
@@ -301,14 +356,24 @@ var projectedTypes = map[string]bool{
 	"session/title": true, "request/context": true, "turn/start": true, "session/end-seed": true,
 }
 
-// event projects one plain event into the derived views.
-func (p *projector) event(ev *dsh.Event, turn, step any) error {
-	if !projectedTypes[ev.Type] {
+// decodeAhead decodes the data of a plain event the projection reads. It returns nil
+// for any other record, and for data of the wrong shape: that is the checker's to
+// report, and such an event is not projected.
+func decodeAhead(rec *dsh.Record) *eventData {
+	if rec.Packed != "" || !projectedTypes[rec.Events[0].Type] {
 		return nil
 	}
-	var d eventData
-	if !decodeEventData(ev.Type, ev.Data, &d) {
-		return nil // shape problems are the checker's to report
+	d := new(eventData)
+	if !decodeEventData(rec.Events[0].Type, rec.Events[0].Data, d) {
+		return nil
+	}
+	return d
+}
+
+// event projects one plain event, with its decodeAhead data, into the derived views.
+func (p *projector) event(ev *dsh.Event, turn, step any, d *eventData) error {
+	if d == nil {
+		return nil
 	}
 	switch ev.Type {
 	case "user/message":
@@ -446,14 +511,16 @@ func (p *projector) addModel(provider, model string) {
 // packAbove is the text length from which derived text is stored zstd-compressed.
 const packAbove = 512
 
-// pack returns text for a TEXT column, or its zstd compression as a BLOB when it is
+// pack returns text for a TEXT column, or its S2 compression as a BLOB when it is
 // long enough to be worth it: derived text would otherwise be most of the archive.
-// SQLite keeps the two apart by type, so unpackText needs no marker.
+// SQLite keeps the two apart by type, so unpackText needs no marker. S2 rather than
+// zstd because an import packs every message: on texts of a few KiB S2 is four times
+// faster, for a ratio some 15% worse (the blocks keep every byte at zstd's ratio).
 func (p *projector) pack(text string) any {
 	if len(text) < packAbove {
 		return text
 	}
-	return p.zenc.EncodeAll([]byte(text), nil)
+	return s2.Encode(nil, []byte(text))
 }
 
 // blockText joins the text of content blocks of one type.

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/archivetest"
 )
 
 func TestOpenTwiceIsIdempotent(t *testing.T) {
@@ -33,6 +35,11 @@ func TestOpenTwiceIsIdempotent(t *testing.T) {
 	var mode string
 	require.NoError(t, db.QueryRow(`PRAGMA journal_mode`).Scan(&mode))
 	assert.Equal(t, "wal", mode)
+}
+
+func TestNewArchivePageSize(t *testing.T) {
+	s := archivetest.MustOpen(t)
+	assert.EqualValues(t, 16384, queryInt(t, db(t, s), `PRAGMA page_size`), "messages of a few KiB fit in their row")
 }
 
 func TestOpenFails(t *testing.T) {
@@ -78,4 +85,36 @@ func TestModerncVersionsPinned(t *testing.T) {
 	}
 	assert.Contains(t, string(mod), "modernc.org/libc "+libcV,
 		"go.mod must pin modernc.org/libc to the version modernc.org/sqlite %s requires", sqliteV)
+}
+
+// TestPackedText checks that long derived texts are stored compressed and read back
+// whole, including those an earlier version packed with zstd.
+func TestPackedText(t *testing.T) {
+	b := newLog("session-x", "")
+	b.startTurn()
+	long := strings.Repeat("a long prompt, compressed in the archive; ", 40)
+	seq := b.user(long)
+	b.endTurn()
+	s := archivetest.MustOpen(t)
+	path := sessionFile(t, t.TempDir(), "session-x", false)
+	writeFile(t, path, b.plain())
+	importOne(t, s, path)
+	d := db(t, s)
+	var typ string
+	require.NoError(t, d.QueryRow(`SELECT typeof(text) FROM messages WHERE seq = ?`, seq).Scan(&typ))
+	assert.Equal(t, "blob", typ)
+	text := func() string {
+		msgs, err := s.Messages(context.Background(), "session-x")
+		require.NoError(t, err)
+		require.Len(t, msgs, 1)
+		return msgs[0].Text
+	}
+	assert.Equal(t, long, text())
+
+	enc, err := zstd.NewWriter(nil)
+	require.NoError(t, err)
+	defer enc.Close()
+	_, err = d.Exec(`UPDATE messages SET text = ? WHERE seq = ?`, enc.EncodeAll([]byte(long), nil), seq)
+	require.NoError(t, err)
+	assert.Equal(t, long, text(), "a zstd-packed text of an earlier version")
 }
