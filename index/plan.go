@@ -483,60 +483,76 @@ func (v *snapView) locate(global uint64) (seg int, local uint64) {
 
 // facets counts docs by each facet field's values.
 func (v *snapView) facets(docs bits) (Facets, error) {
-	fields := []string{fieldKind, fieldTool, fieldProject, fieldMonth}
-	counts := make([]map[string]int, len(fields))
+	var counts [len(facetFields)]map[string]int
 	for k := range counts {
 		counts[k] = map[string]int{}
 	}
-	ffs := make([]*facetField, len(fields))
-	byValue := make([][]int, len(fields))
+	var ffs [len(facetFields)]*facetField
+	var byDocs [len(facetFields)][]uint16
+	var hists [len(facetFields)][]int
+	var byValue [len(facetFields)][]int
 	buf := make([]uint32, 256)
 	for i, s := range v.segs {
 		n := docs[i].GetCardinality()
 		if n == 0 {
 			continue
 		}
-		// Between a few thousand hits and half the segment, look each hit's
-		// values up; outside that, intersecting is cheaper (few hits, or hits
-		// dense enough to be stored as runs and bitmaps).
-		lookup := n > 2048 && n*2 < s.seg.Count()
-		for k, field := range fields {
-			ff, err := s.cache.facetValues(field)
+		// A few thousand hits or more: look each hit's values up (or, past
+		// half the segment, those of the documents that are not hits, and
+		// subtract). Fewer: intersect each value's documents with the hits.
+		lookup := n > 2048
+		for k, field := range facetFields {
+			ff, err := s.cache.facetField(field)
 			if err != nil {
 				return Facets{}, err
 			}
 			ffs[k] = ff
-			if ff.docValues(s.seg.Count()) == nil {
-				lookup = false
+			if lookup {
+				if byDocs[k], hists[k], err = ff.docValues(); err != nil {
+					return Facets{}, err
+				}
+				lookup = byDocs[k] != nil
 			}
 		}
 		if !lookup {
 			for k, ff := range ffs {
-				for _, fv := range ff.values {
-					if c := docs[i].AndCardinality(fv.docs); c > 0 {
-						counts[k][fv.term] += int(c)
+				postings, err := ff.docsOf()
+				if err != nil {
+					return Facets{}, err
+				}
+				for j, p := range postings {
+					if c := docs[i].AndCardinality(p); c > 0 {
+						counts[k][ff.terms[j]] += int(c)
 					}
 				}
 			}
 			continue
 		}
+		visit, dense := docs[i], n*2 > s.seg.Count()
+		if dense {
+			visit = roaring.Flip(docs[i], 0, s.seg.Count())
+		}
 		for k, ff := range ffs {
-			byValue[k] = slices.Grow(byValue[k][:0], len(ff.values)+1)[:len(ff.values)+1]
+			byValue[k] = slices.Grow(byValue[k][:0], len(ff.terms)+1)[:len(ff.terms)+1]
 			clear(byValue[k])
 		}
-		it := docs[i].ManyIterator()
+		it := visit.ManyIterator()
 		for m := it.NextMany(buf); m > 0; m = it.NextMany(buf) {
-			for k, ff := range ffs {
-				bv, byDoc := byValue[k], ff.byDoc
+			for k := range ffs {
+				bv, byDoc := byValue[k], byDocs[k]
 				for _, d := range buf[:m] {
 					bv[byDoc[d]]++
 				}
 			}
 		}
 		for k, ff := range ffs {
-			for j, fv := range ff.values {
-				if c := byValue[k][j+1]; c > 0 {
-					counts[k][fv.term] += c
+			for j, term := range ff.terms {
+				c := byValue[k][j+1]
+				if dense {
+					c = hists[k][j+1] - c
+				}
+				if c > 0 {
+					counts[k][term] += c
 				}
 			}
 		}
@@ -548,7 +564,7 @@ func (v *snapView) facets(docs bits) (Facets, error) {
 				out = append(out, FacetCount{Term: term, Count: n})
 			}
 		}
-		return topFacets(fields[k], out)
+		return topFacets(facetFields[k], out)
 	}
 	return Facets{Kind: list(0), Tool: list(1), Project: list(2), Month: list(3)}, nil
 }

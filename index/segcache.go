@@ -27,8 +27,8 @@ const noTime = math.MinInt64
 //   - the time of every document and the documents in time order, for time
 //     filters, "recent" order and the windows of newest matches a large result
 //     set is ranked in;
-//   - the postings of every value of the facet fields, for counting facets by
-//     intersecting bitmaps instead of visiting every hit.
+//   - the values of the facet fields (facetcache.go), for counting facets
+//     without visiting Bleve's doc values.
 //
 // Everything covers the whole segment including deleted documents; a result
 // bitmap never holds deleted documents, so intersecting with it excludes them.
@@ -41,42 +41,10 @@ type segCache struct {
 	timesErr  error
 
 	facetMu sync.Mutex
-	facets  map[string]*facetField
-}
-
-// facetField is a facet field of one segment: each value with its postings,
-// and each document's value (an index into values plus one; 0 for none), so
-// that a few hits are counted by looking them up and many by intersecting.
-type facetField struct {
-	values    []facetPostings
-	byDocOnce sync.Once
-	byDoc     []uint16 // built on first use; nil when the field has more values than fit
-}
-
-// docValues returns each document's value (see facetField).
-func (ff *facetField) docValues(n uint64) []uint16 {
-	ff.byDocOnce.Do(func() {
-		if len(ff.values) >= math.MaxUint16 {
-			return
-		}
-		ff.byDoc = make([]uint16, n)
-		for k, fv := range ff.values {
-			it := fv.docs.Iterator()
-			for it.HasNext() {
-				ff.byDoc[it.Next()] = uint16(k + 1)
-			}
-		}
-	})
-	return ff.byDoc
+	facets  map[string]*facetField // see facetcache.go
 }
 
 var errNoTimesFile = errors.New("index: no valid time file")
-
-// facetPostings is one value of a facet field and the documents that have it.
-type facetPostings struct {
-	term string
-	docs *roaring.Bitmap
-}
 
 // segCaches maps live segments to their caches. Entries of segments that left
 // the index are dropped when a snapshot is planned (see prune).
@@ -329,41 +297,6 @@ func removeStaleTimes(dir string) {
 			_ = os.Remove(filepath.Join(store, name))
 		}
 	}
-}
-
-// facetValues returns every value of field in the segment with its postings.
-func (sc *segCache) facetValues(field string) (*facetField, error) {
-	sc.facetMu.Lock()
-	defer sc.facetMu.Unlock()
-	if v, ok := sc.facets[field]; ok {
-		return v, nil
-	}
-	d, err := sc.seg.Dictionary(field)
-	if err != nil {
-		return nil, err
-	}
-	var out []facetPostings
-	it := d.AutomatonIterator(nil, nil, nil)
-	for {
-		de, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
-		if de == nil {
-			break
-		}
-		docs, err := postingsBitmap(d, de.Term, nil)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, facetPostings{term: de.Term, docs: docs})
-	}
-	ff := &facetField{values: out}
-	if sc.facets == nil {
-		sc.facets = make(map[string]*facetField)
-	}
-	sc.facets[field] = ff
-	return ff, nil
 }
 
 // postingsBitmap returns the documents of term in a segment's dictionary, less
