@@ -428,3 +428,60 @@ func TestPlanFacetsManyHits(t *testing.T) {
 	require.NoError(t, err)
 	check("after re-sync")
 }
+
+// TestPlanRandomQueries holds the plan to plain Bleve on queries put together
+// at random from the query language's pieces: words, CJK, phrases, prefixes,
+// typos, every filter, AND/OR/NOT, groups and text that analyzes to nothing.
+func TestPlanRandomQueries(t *testing.T) {
+	f := fixture(t)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 11))
+	atoms := []string{
+		"error", "write", "permission", "写入", "权限", "写入权限", "file", "zzzzqqq", "->", "|",
+		`"write permission"`, `"error handler"`, `"权限 写入"`, "perm*", "wri*", "permision~", "erorr~2",
+		"kind:tool_result", "kind:tool_call", "kind:reasoning", "tool:bash", "tool:pwsh", "tool:b*",
+		"is:error", "surface:shadowed", "role:user", "month:2026-08", "since:2026-05-01",
+		"before:2026-08-17", "seq:3", "turn:2", "project:/home/dev/alpha",
+	}
+	var pick func(depth int) string
+	pick = func(depth int) string {
+		switch n := r.IntN(10); {
+		case depth < 2 && n == 0:
+			return "(" + pick(depth+1) + " OR " + pick(depth+1) + ")"
+		case depth < 2 && n == 1:
+			return "-" + "(" + pick(depth+1) + ")"
+		case n == 2:
+			return "NOT " + atoms[r.IntN(len(atoms))]
+		case n == 3:
+			return atoms[r.IntN(len(atoms))] + " OR " + atoms[r.IntN(len(atoms))]
+		}
+		return atoms[r.IntN(len(atoms))]
+	}
+	for _, win := range []int{windowSize, 5} {
+		f.ix.window = win
+		for range 60 {
+			parts := make([]string, 1+r.IntN(3))
+			for i := range parts {
+				parts[i] = pick(0)
+			}
+			text := strings.Join(parts, " ")
+			for _, sortBy := range []string{SortRelevance, SortRecent} {
+				name := fmt.Sprintf("w%d/%s/%q", win, sortBy, text)
+				want, wantFacets := bleveOracle(t, f.ix, text, sortBy)
+				q := Query{Text: text, Sort: sortBy, Limit: 9}
+				first, err := f.ix.Search(ctx, q)
+				require.NoError(t, err, name)
+				if first.TotalExact {
+					assert.EqualValues(t, len(want), first.Total, "%s: total", name)
+					assert.Equal(t, wantFacets, first.Facets, "%s: facets", name)
+				}
+				got := searchAll(t, f.ix, q)
+				assert.Equal(t, sorted(want), sorted(got), "%s: matches", name)
+				if sortBy == SortRecent {
+					assert.Equal(t, want, got, "%s: order", name)
+				}
+			}
+		}
+	}
+	f.ix.window = windowSize
+}

@@ -367,11 +367,15 @@ func scoringTree(n node) node {
 				kids = append(kids, k)
 			}
 		}
-		switch len(kids) {
-		case 0:
+		switch {
+		case len(kids) == 0:
 			return node{kind: nodeAll}
-		case 1:
-			return kids[0]
+		case len(kids) < len(n.kids):
+			// The clauses left may all be "none" (text that analyzes to
+			// nothing, a prefix of no word), which the AND skips: the window's
+			// documents matched through the clauses taken out, so keep a
+			// match-all, which adds the same score to each.
+			kids = append(kids, node{kind: nodeAll})
 		}
 		return node{kind: nodeAnd, kids: kids}
 	}
