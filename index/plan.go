@@ -7,18 +7,21 @@ package index
 // So Search plans first, on the posting bitmaps of the index's segments:
 //
 //   - the query is evaluated to one bitmap per segment (exactly for terms,
-//     filters, times, AND/OR/NOT; a phrase by the terms it needs, a superset
-//     that Bleve narrows later; anything else by running Bleve's own searcher);
-//   - the total is the bitmaps' cardinality, and facets are intersections with
-//     each facet value's postings: microseconds, however many hits;
+//     filters, times, AND/OR/NOT; a phrase by the words it needs, a superset
+//     that Bleve narrows later; prefixes and typos by running Bleve's own
+//     searcher);
+//   - the total is the bitmaps' cardinality, and the facets come from each
+//     facet value's postings (facetcache.go): milliseconds, however many hits;
 //   - Bleve then scores, checks phrases and highlights only a window of the
-//     matches: all of them when they are few (windowSize), otherwise the
-//     newest ones, with "recent" order exact and relevance ranked within each
-//     window of the newest matches, then the next older window, and so on.
+//     matches (planned.go), through a reader that shows it nothing else: all
+//     of them when they are few (windowSize), otherwise the newest ones, with
+//     "recent" order exact and relevance ranked within each window of the
+//     newest matches, then the next older window, and so on.
 //
-// This reads scorch's segments (Bleve's index format) directly. Where the
-// index is not scorch, or for Query.Exhaustive, Search runs Bleve over all
-// matches instead.
+// Times of documents come from per-segment caches (segcache.go), kept in a
+// file beside each segment. This reads scorch's segments (Bleve's index
+// format, which Open creates) directly. Query.Exhaustive evaluates exactly and
+// has Bleve rank every match in one window.
 
 import (
 	"context"

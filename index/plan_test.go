@@ -239,6 +239,10 @@ func TestPlanCursors(t *testing.T) {
 	res, err := f.ix.Search(ctx, Query{Text: "error", Limit: 2})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.NextCursor)
+	next, err := f.ix.Search(ctx, Query{Text: "error", Limit: 2, Cursor: res.NextCursor})
+	require.NoError(t, err)
+	assert.Equal(t, res.Total, next.Total, "a later page counts the matches too")
+	assert.Equal(t, emptyFacets(), next.Facets, "a later page has empty facet lists, not null")
 	_, err = f.ix.Search(ctx, Query{Text: "error", Limit: 2, Cursor: res.NextCursor, Exhaustive: true})
 	require.ErrorIs(t, err, ErrBadCursor)
 

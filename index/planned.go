@@ -256,7 +256,9 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 			} else if !first {
 				out.TotalExact = false
 			}
-			out.Facets = wq.facetsOut
+			if wq.facets && exactTree {
+				out.Facets = wq.facetsOut
+			}
 		}
 		if wq.verified != nil {
 			candidates += uint64(wq.cands)
@@ -300,7 +302,7 @@ func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy
 		// Exact when the windows searched hold every candidate; else
 		// scaled up from them to all the candidates the plan found.
 		scale := 1.0
-		if candidates < plan.total && candidates > 0 || resume {
+		if (candidates < plan.total || resume) && candidates > 0 {
 			scale = float64(plan.total) / float64(candidates)
 			out.TotalExact = false
 		}
