@@ -2,13 +2,10 @@ package dsh_test
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/archive/dshgen"
@@ -79,22 +76,7 @@ func TestPackedFastPathRows(t *testing.T) {
 // malformation catalogue through both paths: the fast path must take every packed
 // row dsh writes and decode each exactly as the general path does.
 func TestPackedFastPathCorpus(t *testing.T) {
-	var lines [][]byte
-	if raw, err := os.ReadFile(corpusPath(t, realLog)); err == nil {
-		dec, err := zstd.NewReader(nil)
-		require.NoError(t, err)
-		plain, err := dec.DecodeAll(raw, nil)
-		dec.Close()
-		require.NoError(t, err)
-		lines = append(lines, bytes.Split(plain, []byte("\n"))...)
-	}
-	log := dshgen.Generate(dshgen.Options{Seed: 3, Turns: 6, Families: dshgen.AllFamilies})
-	lines = append(lines, log.Lines()...)
-	for _, c := range dshgen.Malformations() {
-		if !c.Compressed {
-			lines = append(lines, bytes.Split(c.Data, []byte("\n"))...)
-		}
-	}
+	lines := sampleLines(t)
 	packed, fast := 0, 0
 	for _, l := range lines {
 		if samePackedDecoding(t, l) {

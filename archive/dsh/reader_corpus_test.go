@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/dshgen"
 )
 
 // corpusPath locates a file of the shared corpus beside the checkout (../shared),
@@ -26,6 +27,29 @@ func corpusPath(tb testing.TB, rel string) string {
 }
 
 const realLog = "dsh/wzx123188-deepseekharness/session.jsonl.zstd"
+
+// sampleLines returns every line of the real log, a generated log of every
+// event family and the plain (uncompressed) malformation catalogue: the lines
+// a fast path is held to its general path on. The test is skipped when the
+// shared corpus is absent.
+func sampleLines(t *testing.T) [][]byte {
+	t.Helper()
+	raw, err := os.ReadFile(corpusPath(t, realLog))
+	require.NoError(t, err)
+	dec, err := zstd.NewReader(nil)
+	require.NoError(t, err)
+	plain, err := dec.DecodeAll(raw, nil)
+	dec.Close()
+	require.NoError(t, err)
+	lines := bytes.Split(plain, []byte("\n"))
+	lines = append(lines, dshgen.Generate(dshgen.Options{Seed: 3, Turns: 6, Families: dshgen.AllFamilies}).Lines()...)
+	for _, c := range dshgen.Malformations() {
+		if !c.Compressed {
+			lines = append(lines, bytes.Split(c.Data, []byte("\n"))...)
+		}
+	}
+	return lines
+}
 
 func TestReaderRealCorpus(t *testing.T) {
 	f, err := os.Open(corpusPath(t, realLog))

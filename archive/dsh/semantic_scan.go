@@ -137,12 +137,19 @@ var assistantMessageNames = []string{"turn", "step", "message", "content"}
 
 // readAssistantMessage decodes assistant/message data; false means unusable data.
 func readAssistantMessage(data []byte) (assistantMessageData, bool) {
-	var d assistantMessageData
-	if scanAssistantMessage(data, &d) {
+	return readData(data, scanAssistantMessage)
+}
+
+// readData reads data with scan, the fast reading of a common shape, and with
+// encoding/json when scan gives up (a shape it does not know, or bad data,
+// which decode then reports).
+func readData[T any](data []byte, scan func([]byte, *T) bool) (T, bool) {
+	var d T
+	if scan(data, &d) {
 		return d, true
 	}
-	d = assistantMessageData{}
-	return d, decode(data, &d)
+	var fresh T // nothing a scan that gave up half way filled in
+	return fresh, decode(data, &fresh)
 }
 
 // scanAssistantMessage is the scanFields reading of assistant/message data.
@@ -204,12 +211,7 @@ var toolResultNames = []string{"turn", "step", "message", "callId", "error"}
 
 // readToolResult decodes tool/result data; false means unusable data.
 func readToolResult(data []byte) (toolResultData, bool) {
-	var d toolResultData
-	if scanToolResult(data, &d) {
-		return d, true
-	}
-	d = toolResultData{}
-	return d, decode(data, &d)
+	return readData(data, scanToolResult)
 }
 
 // scanToolResult is the scanFields reading of tool/result data.

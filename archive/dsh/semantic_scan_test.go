@@ -3,36 +3,19 @@ package dsh_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive/dsh"
-	"github.com/logbook/logbook/archive/dshgen"
 )
 
 // TestCheckerScanMatchesJSON holds the Checker's scanner to encoding/json on the
 // data of every event of the real log, a generated log and the malformation
 // catalogue, and on shapes at the edges of what it accepts.
 func TestCheckerScanMatchesJSON(t *testing.T) {
-	var lines [][]byte
-	if raw, err := os.ReadFile(corpusPath(t, realLog)); err == nil {
-		dec, err := zstd.NewReader(nil)
-		require.NoError(t, err)
-		plain, err := dec.DecodeAll(raw, nil)
-		dec.Close()
-		require.NoError(t, err)
-		lines = append(lines, bytes.Split(plain, []byte("\n"))...)
-	}
-	lines = append(lines, dshgen.Generate(dshgen.Options{Seed: 3, Turns: 6, Families: dshgen.AllFamilies}).Lines()...)
-	for _, c := range dshgen.Malformations() {
-		if !c.Compressed {
-			lines = append(lines, bytes.Split(c.Data, []byte("\n"))...)
-		}
-	}
+	lines := sampleLines(t)
 	var d dsh.LineDecoder
 	scanned := 0
 	for _, l := range lines {
