@@ -40,7 +40,8 @@ type blockWriter struct {
 	jobs chan blockJob
 	done chan error
 	free chan []byte
-	bufs *sync.Pool // where the two block buffers come from and go back to
+	z    []byte     // compressed block, reused: zstd would allocate one per block
+	bufs *sync.Pool // where the block buffers and z come from and go back to
 	err  error
 }
 
@@ -63,15 +64,15 @@ const blockInsertSQL = `INSERT INTO blocks (session_pk, first_line, last_line, f
 func newBlockWriter(ctx context.Context, stmt *sql.Stmt, pk int64, zenc *zstd.Encoder, bufs *sync.Pool) *blockWriter {
 	w := &blockWriter{ctx: ctx, pk: pk, zenc: zenc, stmt: stmt, bufs: bufs,
 		jobs: make(chan blockJob, 1), done: make(chan error, 1), free: make(chan []byte, 2)}
-	for range 2 {
-		buf, _ := bufs.Get().(*[]byte)
-		if buf == nil {
-			b := make([]byte, 0, blockTarget+64<<10)
-			buf = &b
+	get := func() []byte {
+		if buf, _ := bufs.Get().(*[]byte); buf != nil {
+			return (*buf)[:0]
 		}
-		w.free <- (*buf)[:0]
+		return make([]byte, 0, blockTarget+64<<10)
 	}
-	w.buf = <-w.free
+	w.free <- get()
+	w.free <- get()
+	w.buf, w.z = <-w.free, get()
 	go w.store()
 	return w
 }
@@ -80,11 +81,10 @@ func newBlockWriter(ctx context.Context, stmt *sql.Stmt, pk int64, zenc *zstd.En
 // error on done.
 func (w *blockWriter) store() {
 	var firstErr error
-	var z []byte
 	for j := range w.jobs {
 		if firstErr == nil {
-			z = w.zenc.EncodeAll(j.raw, z[:0])
-			if _, err := w.stmt.ExecContext(w.ctx, w.pk, j.firstLine, j.lastLine, j.firstSeq, j.lastSeq, len(j.raw), z); err != nil {
+			w.z = w.zenc.EncodeAll(j.raw, w.z[:0])
+			if _, err := w.stmt.ExecContext(w.ctx, w.pk, j.firstLine, j.lastLine, j.firstSeq, j.lastSeq, len(j.raw), w.z); err != nil {
 				firstErr = fmt.Errorf("store block of lines %d-%d: %w", j.firstLine, j.lastLine, err)
 			}
 		}
@@ -132,8 +132,8 @@ func (w *blockWriter) wait() error {
 func (w *blockWriter) close() {
 	_ = w.wait()
 	w.stmt.Close()
-	if w.buf != nil { // both buffers are back: one in hand, one in free
-		for _, b := range [][]byte{w.buf, <-w.free} {
+	if w.buf != nil { // the block buffers are back (one in hand, one in free), and z
+		for _, b := range [][]byte{w.buf, <-w.free, w.z} {
 			w.bufs.Put(&b)
 		}
 		w.buf = nil

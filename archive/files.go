@@ -30,22 +30,17 @@ type fileUpsert struct {
 	rewritten  bool
 }
 
-// upsertFile writes a files row and returns its id.
-func upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64, error) {
-	var kind, msg, line, off any
-	if u.problem != nil {
-		kind, msg, line, off = string(u.problem.Kind), u.problem.Message, u.problem.Line, u.problem.Offset
-	}
-	var cursor any
-	if u.cursor != "" {
-		cursor = u.cursor
-	}
-	gen := 0
-	if u.rewritten {
-		gen = 1
-	}
-	var id int64
-	err := tx.QueryRowContext(ctx, `
+// Names of the statements that save a file, among the store's prepared statements.
+const (
+	upsertFileName     = "upsertFile"
+	deleteProblemsName = "deleteProblems"
+	insertProblemName  = "insertProblem"
+)
+
+// fileSQL holds the statements that save a file, by name: every imported file runs
+// them, and preparing them for each one cost about as much as running them.
+var fileSQL = map[string]string{
+	upsertFileName: `
 		INSERT INTO files (path, format, compressed, session_pk, size, mtime_ns, inode, head_hash, tail_hash, cursor,
 			verdict, error_kind, error_line, error_offset, error_message, records, events, last_seq, gone, first_seen, last_import)
 		VALUES (?, 'dsh-v0', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
@@ -58,6 +53,28 @@ func upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64, error) {
 			last_seq = excluded.last_seq, gone = 0, last_import = excluded.last_import,
 			generation = files.generation + ?
 		RETURNING id`,
+	deleteProblemsName: `DELETE FROM problems WHERE file_id = ?`,
+	insertProblemName:  `INSERT INTO problems (file_id, severity, kind, line, offset, seq, message) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+}
+
+// upsertFile writes a files row and returns its id.
+func (s *Store) upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64, error) {
+	var kind, msg, line, off any
+	if u.problem != nil {
+		kind, msg, line, off = string(u.problem.Kind), u.problem.Message, u.problem.Line, u.problem.Offset
+	}
+	var cursor any
+	if u.cursor != "" {
+		cursor = u.cursor
+	}
+	gen := 0
+	if u.rewritten {
+		gen = 1
+	}
+	stmt := s.txStmt(ctx, tx, upsertFileName)
+	defer stmt.Close()
+	var id int64
+	err := stmt.QueryRowContext(ctx,
 		u.path, boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.head, u.tail, cursor,
 		string(u.verdict), kind, line, off, msg, u.records, u.events, u.lastSeq, u.now, u.now, gen).Scan(&id)
 	if err != nil {
@@ -67,14 +84,13 @@ func upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64, error) {
 }
 
 // saveProblems replaces a file's stored problems.
-func saveProblems(ctx context.Context, tx *sql.Tx, fileID int64, fatal *dsh.Problem, warnings []dsh.Problem) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM problems WHERE file_id = ?`, fileID); err != nil {
+func (s *Store) saveProblems(ctx context.Context, tx *sql.Tx, fileID int64, fatal *dsh.Problem, warnings []dsh.Problem) error {
+	del := s.txStmt(ctx, tx, deleteProblemsName)
+	defer del.Close()
+	if _, err := del.ExecContext(ctx, fileID); err != nil {
 		return err
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO problems (file_id, severity, kind, line, offset, seq, message) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
+	stmt := s.txStmt(ctx, tx, insertProblemName)
 	defer stmt.Close()
 	if fatal != nil {
 		if _, err := stmt.ExecContext(ctx, fileID, "error", string(fatal.Kind), fatal.Line, fatal.Offset, fatal.Seq, fatal.Message); err != nil {

@@ -133,12 +133,18 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 		}
 		return fo
 	}
-	// A file never imported before is begun while the file before it is still being
-	// written: once that file's records are all read, a core would otherwise wait
+	// Files never imported before are begun while the files before them are still
+	// being written: once a file's records are all read, a core would otherwise wait
 	// for its last block, totals and commit. With thousands of small sessions that
-	// wait was most of an import's wall time.
-	var next *early
-	defer func() { next.discard() }()
+	// wait was most of an import's wall time. Up to readAheadFiles files are begun
+	// ahead, each starting to read when the one before it has been read, so reading
+	// stays in file order and runs on while a run of small files is being written.
+	var queue []*early
+	defer func() {
+		for _, e := range queue {
+			e.discard()
+		}
+	}()
 	for i, f := range d.Files {
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -150,24 +156,26 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 		}
 		fo := fileOpts(i)
 		var begun *begunFile
-		if next != nil && next.index == i {
-			begun, next = next.take(), nil
+		readDone := newSignal()
+		if len(queue) > 0 && queue[0].index == i {
+			begun, readDone, queue = queue[0].take(), queue[0].readDone, queue[1:]
 		} else if fo.Progress != nil {
 			fo.Progress(Progress{File: f, FileSize: sizes[i]})
 		}
-		readDone := newSignal()
-		if begun != nil && begun.job != nil {
-			readDone = begun.job.readDone
+		after, k := readDone, i+1
+		if len(queue) > 0 {
+			last := queue[len(queue)-1]
+			after, k = last.readDone, last.index+1
 		}
-		next.discard()
-		next = nil
-		for k := i + 1; k < len(d.Files); k++ {
-			if !unchanged(k) {
-				if known[d.Files[k]] == nil {
-					next = s.beginEarly(k, d.Files[k], sizes[k], fileOpts(k), readDone)
-				}
-				break
+		for ; len(queue) < readAheadFiles && k < len(d.Files); k++ {
+			if unchanged(k) {
+				continue
 			}
+			if known[d.Files[k]] != nil {
+				break // not a full read from the start: it is read in its turn
+			}
+			e := s.beginEarly(k, d.Files[k], sizes[k], fileOpts(k), after)
+			queue, after = append(queue, e), e.readDone
 		}
 		fr := s.importFile(ctx, f, fo, begun, readDone)
 		readDone.fire()
@@ -390,37 +398,49 @@ func (s *Store) importFull(ctx context.Context, b *begunFile) (FileReport, error
 	if err := job.run(ctx, nil); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
-	return s.readReport(ctx, path, job.action, b.pr.n)
+	return job.readReport(b.pr.n), nil
 }
 
+// readAheadFiles is how many files are begun ahead of the one being written. Only
+// one of them reads at a time; the others hold at most a full channel of records.
+const readAheadFiles = 2
+
 // early is a file begun ahead of its turn by a goroutine of its own, once the file
-// before it has been read (readDone).
+// before it has been read (after). readDone fires when its own reading is over, or
+// at once if it could not begin, so the file after it never waits in vain.
 type early struct {
-	index int
-	c     chan *begunFile
+	index    int
+	c        chan *begunFile
+	readDone *signal
 }
 
 // beginEarly begins file i (never imported: a full read from the start) once
-// readDone fires.
-func (s *Store) beginEarly(i int, path string, size int64, opts ImportOptions, readDone *signal) *early {
-	e := &early{index: i, c: make(chan *begunFile, 1)}
+// after fires.
+func (s *Store) beginEarly(i int, path string, size int64, opts ImportOptions, after *signal) *early {
+	e := &early{index: i, c: make(chan *begunFile, 1), readDone: newSignal()}
 	go func() {
-		<-readDone.c
+		<-after.c
 		if opts.Progress != nil {
 			opts.Progress(Progress{File: path, FileSize: size})
 		}
 		f, err := os.Open(path)
 		if err != nil {
+			e.readDone.fire()
 			e.c <- nil
 			return
 		}
 		fi, err := f.Stat()
 		if err != nil {
 			f.Close()
+			e.readDone.fire()
 			e.c <- nil
 			return
 		}
-		e.c <- s.begin(f, statIdentity(fi), strings.HasSuffix(path, ".zstd"), opts, newSignal())
+		b := s.begin(f, statIdentity(fi), strings.HasSuffix(path, ".zstd"), opts, e.readDone)
+		if b.job == nil {
+			e.readDone.fire() // refused or unreadable: nothing reads on
+		}
+		e.c <- b
 	}()
 	return e
 }
@@ -481,7 +501,7 @@ func (s *Store) importAppend(ctx context.Context, f *os.File, id identity, row *
 	if err := job.run(ctx, row); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
-	return s.readReport(ctx, path, job.action, pr.n-row.cursor.Offset)
+	return job.readReport(pr.n - row.cursor.Offset), nil
 }
 
 // readReport is storedReport for a run that read the file: it adds the physical

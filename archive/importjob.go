@@ -33,6 +33,12 @@ type importJob struct {
 	checker *dsh.Checker
 	ld      dsh.LineDecoder
 
+	// report is the file's report as saveFile last stored it, so a run need not
+	// read it back.
+	report FileReport
+	// scheduleChanges counts the schedule/change events this run stored.
+	scheduleChanges int
+
 	// The reading goroutine (see readAhead), once started; readDone fires when it
 	// has read the whole file (or stopped), which lets Import begin the next file.
 	items    <-chan readItem
@@ -165,6 +171,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 				proj.close()
 				return err
 			}
+			j.scheduleChanges += proj.scheduleChanges
 			proj.close()
 			if err := tx.Commit(); err != nil {
 				return err
@@ -196,11 +203,16 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	warnings := append([]dsh.Problem{}, res.Warnings...)
 	warnings = append(warnings, j.identityWarnings()...)
 	warnings = append(warnings, j.checker.Finish()...)
-	folded, err := j.foldSchedules(ctx, tx)
-	if err != nil {
-		return err
+	// A full read starts from no schedule changes (a new session, or a rewritten one
+	// whose old ones were deleted); without any in the file, the fold has nothing to
+	// read, report or store.
+	if prev != nil || j.scheduleChanges+proj.scheduleChanges > 0 {
+		folded, err := j.foldSchedules(ctx, tx)
+		if err != nil {
+			return err
+		}
+		warnings = append(warnings, folded...)
 	}
-	warnings = append(warnings, folded...)
 	if err := j.saveSession(ctx, tx, proj.st, res.Verdict); err != nil {
 		return err
 	}
@@ -395,13 +407,42 @@ func identityWarnings(path string, h *dsh.Header) []dsh.Problem {
 	return out
 }
 
+// Names of the statements that fold schedules and save a session's totals, among
+// the store's prepared statements.
+const (
+	scheduleChangesName = "scheduleChanges"
+	deleteSchedulesName = "deleteSchedules"
+	insertScheduleName  = "insertSchedule"
+	saveSessionName     = "saveSession"
+)
+
+// sessionSQL holds the statements every imported session runs at its end, by name
+// (see fileSQL).
+var sessionSQL = map[string]string{
+	scheduleChangesName: `
+		SELECT line, raw FROM schedule_changes
+		WHERE session_pk = ? AND seq >= ?
+		ORDER BY seq`,
+	deleteSchedulesName: `DELETE FROM schedules WHERE session_pk = ?`,
+	insertScheduleName: `
+		INSERT INTO schedules (session_pk, schedule_id, kind, prompt, after_seconds, every_seconds, scheduled_at,
+			status, created_seq, created_at, ended_seq, dispatch_count, last_accepted_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	saveSessionName: `
+		UPDATE sessions SET title = ?, title_source = ?, models = ?, first_time = ?, last_time = ?,
+			record_count = ?, event_count = ?, turn_count = ?, message_count = ?, tool_call_count = ?,
+			input_tokens = ?, output_tokens = ?, reasoning_tokens = ?, cached_tokens = ?,
+			health = ?, last_end_seed = ?, policy = ?, sandbox_mode = ?, permission_preset = ?,
+			state = ?, updated_at = ?, revision = revision + 1
+		WHERE pk = ?`,
+}
+
 // foldSchedules re-folds the session's own schedule/change events (from seedLength
 // on; a fork never adopts its parent's reminders) into the schedules table.
 func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]dsh.Problem, error) {
-	rows, err := tx.QueryContext(ctx, `
-		SELECT line, raw FROM schedule_changes
-		WHERE session_pk = ? AND seq >= ?
-		ORDER BY seq`, j.pk, j.header.SeedLength)
+	sel := j.store.txStmt(ctx, tx, scheduleChangesName)
+	defer sel.Close()
+	rows, err := sel.QueryContext(ctx, j.pk, j.header.SeedLength)
 	if err != nil {
 		return nil, err
 	}
@@ -429,12 +470,16 @@ func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]dsh.Proble
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM schedules WHERE session_pk = ?`, j.pk); err != nil {
+	del := j.store.txStmt(ctx, tx, deleteSchedulesName)
+	defer del.Close()
+	if _, err := del.ExecContext(ctx, j.pk); err != nil {
 		return nil, err
 	}
 	if !found {
 		return nil, nil
 	}
+	ins := j.store.txStmt(ctx, tx, insertScheduleName)
+	defer ins.Close()
 	for _, sc := range fold.Schedules() {
 		var after, every, ended, accepted any
 		if sc.Kind == "after" {
@@ -449,10 +494,7 @@ func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]dsh.Proble
 		if !sc.LastAcceptedAt.IsZero() {
 			accepted = sc.LastAcceptedAt.UnixMilli()
 		}
-		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO schedules (session_pk, schedule_id, kind, prompt, after_seconds, every_seconds, scheduled_at,
-				status, created_seq, created_at, ended_seq, dispatch_count, last_accepted_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := ins.ExecContext(ctx,
 			j.pk, sc.ID, sc.Kind, sc.Prompt, after, every, sc.ScheduledAt.UnixMilli(), sc.Status,
 			sc.CreatedSeq, sc.CreatedAt, ended, sc.DispatchCount, accepted); err != nil {
 			return nil, fmt.Errorf("save schedule %s: %w", sc.ID, err)
@@ -465,13 +507,9 @@ func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]dsh.Proble
 func (j *importJob) saveSession(ctx context.Context, tx *sql.Tx, st projState, v dsh.Verdict) error {
 	state, _ := json.Marshal(st)
 	models, _ := json.Marshal(append([]string{}, st.Models...))
-	_, err := tx.ExecContext(ctx, `
-		UPDATE sessions SET title = ?, title_source = ?, models = ?, first_time = ?, last_time = ?,
-			record_count = ?, event_count = ?, turn_count = ?, message_count = ?, tool_call_count = ?,
-			input_tokens = ?, output_tokens = ?, reasoning_tokens = ?, cached_tokens = ?,
-			health = ?, last_end_seed = ?, policy = ?, sandbox_mode = ?, permission_preset = ?,
-			state = ?, updated_at = ?, revision = revision + 1
-		WHERE pk = ?`,
+	stmt := j.store.txStmt(ctx, tx, saveSessionName)
+	defer stmt.Close()
+	_, err := stmt.ExecContext(ctx,
 		nullStr(st.Title), nullStr(st.TitleSource), string(models), st.FirstTime, nullZero(st.LastTime),
 		st.Records, st.Events, st.Turns, st.Messages, st.ToolCalls,
 		st.Tokens.Input, st.Tokens.Output, st.Tokens.Reasoning, st.Tokens.CacheRead,
@@ -515,7 +553,7 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st
 	if j.pk != 0 {
 		pk = j.pk
 	}
-	fileID, err := upsertFile(ctx, tx, fileUpsert{
+	fileID, err := j.store.upsertFile(ctx, tx, fileUpsert{
 		path: j.path, compressed: j.compressed, sessionPK: pk, id: j.id, head: head, tail: tail,
 		cursor: string(cursor), verdict: res.Verdict, problem: res.Problem,
 		records: st.Records, events: st.Events, lastSeq: st.LastSeq, now: j.store.Now().UnixMilli(),
@@ -524,9 +562,10 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st
 	if err != nil {
 		return err
 	}
-	if err := saveProblems(ctx, tx, fileID, res.Problem, warnings); err != nil {
+	if err := j.store.saveProblems(ctx, tx, fileID, res.Problem, warnings); err != nil {
 		return err
 	}
+	j.report = storedFileReport(j.path, j.header, j.pk, res, st, warnings)
 	if !res.Dropped {
 		return nil
 	}
@@ -535,6 +574,28 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st
 		kind, from = "original", 0
 	}
 	return saveBlob(ctx, tx, j.file, fileID, kind, from, j.store.Now().UnixMilli())
+}
+
+// readReport is the report of a run that has saved the file and read read bytes
+// of it; it is built as the file is saved rather than read back from the archive.
+func (j *importJob) readReport(read int64) FileReport {
+	fr := j.report
+	fr.Action, fr.Changed, fr.Bytes = j.action, j.action != "unchanged", read
+	return fr
+}
+
+// storedFileReport is the report knownFiles would read back for a file saved with
+// these values: an error keeps no seq, and warnings keep their order.
+func storedFileReport(path string, h *dsh.Header, pk int64, res dsh.Result, st projState, warnings []dsh.Problem) FileReport {
+	fr := FileReport{Path: path, Verdict: res.Verdict, Records: st.Records, LogicalEvents: st.Events,
+		LastSeq: st.LastSeq, Warnings: append([]dsh.Problem{}, warnings...)}
+	if pk != 0 {
+		fr.SessionID = h.ID
+	}
+	if p := res.Problem; p != nil {
+		fr.Error = &dsh.Problem{Kind: p.Kind, Line: p.Line, Offset: p.Offset, Message: p.Message}
+	}
+	return fr
 }
 
 // saveDuplicate records a file whose session another live file already archives:
@@ -566,14 +627,14 @@ func (s *Store) saveRefused(ctx context.Context, f *os.File, id identity, row *f
 		return err
 	}
 	defer tx.Rollback()
-	fileID, err := upsertFile(ctx, tx, fileUpsert{
+	fileID, err := s.upsertFile(ctx, tx, fileUpsert{
 		path: f.Name(), compressed: compressed, id: id, cursor: "", verdict: res.Verdict, problem: res.Problem,
 		lastSeq: -1, now: s.Now().UnixMilli(), rewritten: row != nil,
 	})
 	if err != nil {
 		return err
 	}
-	if err := saveProblems(ctx, tx, fileID, res.Problem, res.Warnings); err != nil {
+	if err := s.saveProblems(ctx, tx, fileID, res.Problem, res.Warnings); err != nil {
 		return err
 	}
 	if id.size > 0 {
@@ -600,29 +661,55 @@ type ahead struct {
 	data    *eventData // see decodeAhead
 }
 
-// readAhead runs r on its own goroutine, which must use Detached records, and
-// passes each record to prepare there; finished is called when the goroutine ends.
-// The channel ends with an item carrying io.EOF or an error. stop ends the goroutine
-// early and waits for it, so the reader is never used after stop returns.
+// readAhead reads r on one goroutine, which must use Detached records, and passes
+// each record to prepare on a second one: decoding and checking are each about as
+// much work as the writer's, so as one stage they made the reader the slowest of
+// the three. finished is called when the reading goroutine ends, so the next file
+// can start reading while this one's last records are still being prepared. The
+// channel ends with an item carrying io.EOF or an error. stop ends both goroutines
+// early and waits for them, so the reader is never used after stop returns.
 func readAhead(r *dsh.Reader, prepare func(*dsh.Record) ahead, finished func()) (<-chan readItem, func()) {
-	items := make(chan readItem, 512)
+	read := make(chan readItem, 256)
+	// A deep channel lets the reader run through a small file (a few hundred records)
+	// while the writer waits for the previous file's last block; records are small,
+	// so even a large session keeps only a few MiB in it.
+	items := make(chan readItem, 1024)
 	quit := make(chan struct{})
-	done := make(chan struct{})
+	var done sync.WaitGroup
+	done.Add(2)
 	go func() {
-		defer close(done)
+		defer done.Done()
 		defer finished()
 		for {
 			rec, err := r.Next()
-			var a ahead
-			if err == nil {
-				a = prepare(rec)
-			}
 			select {
-			case items <- readItem{rec: rec, committed: r.Committed(), ahead: a, err: err}:
+			case read <- readItem{rec: rec, committed: r.Committed(), err: err}:
 			case <-quit:
 				return
 			}
 			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		defer done.Done()
+		for {
+			var it readItem
+			select {
+			case it = <-read:
+			case <-quit:
+				return
+			}
+			if it.err == nil {
+				it.ahead = prepare(it.rec)
+			}
+			select {
+			case items <- it:
+			case <-quit:
+				return
+			}
+			if it.err != nil {
 				return
 			}
 		}
@@ -632,7 +719,7 @@ func readAhead(r *dsh.Reader, prepare func(*dsh.Record) ahead, finished func()) 
 		if !once {
 			once = true
 			close(quit)
-			<-done
+			done.Wait()
 		}
 	}
 }

@@ -47,6 +47,9 @@ type projector struct {
 	stmts  map[string]*sql.Stmt
 	events []any // queued events rows, eventColumns values each
 	blocks *blockWriter
+	// scheduleChanges counts the schedule/change events stored, so an import can
+	// skip re-folding schedules when there are none.
+	scheduleChanges int
 }
 
 // projectorSQL holds every statement the projection runs, by name.
@@ -239,6 +242,7 @@ func (p *projector) record(rec *dsh.Record, data *eventData) error {
 		if err := p.exec("scheduleChange", p.pk, ev.Seq, rec.Line, string(rec.Raw)); err != nil {
 			return err
 		}
+		p.scheduleChanges++
 	}
 	return p.event(ev, turn, step, data)
 }

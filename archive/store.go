@@ -111,11 +111,18 @@ func (s *Store) Open(ctx context.Context) error {
 	return s.prepare(ctx)
 }
 
-// prepare prepares the import's statements (the projection's and the block INSERT).
+// prepare prepares the import's statements (the projection's, the block INSERT and
+// those that save a file and a session's totals).
 func (s *Store) prepare(ctx context.Context) error {
 	s.stmts = map[string]*sql.Stmt{}
 	queries := map[string]string{blockInsertName: blockInsertSQL}
 	for name, q := range projectorSQL {
+		queries[name] = q
+	}
+	for name, q := range fileSQL {
+		queries[name] = q
+	}
+	for name, q := range sessionSQL {
 		queries[name] = q
 	}
 	for name, q := range queries {
@@ -126,6 +133,11 @@ func (s *Store) prepare(ctx context.Context) error {
 		s.stmts[name] = stmt
 	}
 	return nil
+}
+
+// txStmt binds the prepared statement name to tx; close it when done.
+func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, name string) *sql.Stmt {
+	return tx.StmtContext(ctx, s.stmts[name])
 }
 
 // pageSize is the page size of new archives. SQLite's default of 4 KiB makes a

@@ -432,6 +432,13 @@ func (r *Reader) loadFrame() error {
 	raw, start, err := r.frames.next()
 	r.frameStart = start
 	r.frameIdx++
+	// Detached records own copies of their lines, so the last frame's buffer can
+	// take the next one: a fresh buffer per frame was as many bytes allocated as the
+	// file holds. The header frame's is never reused, as the header keeps its line.
+	var reuse []byte
+	if r.opts.Detached && r.frameIdx > 1 {
+		reuse = r.frame[:0]
+	}
 	r.frame, r.framePos = nil, 0
 	line := r.pos.Line + 1
 	switch {
@@ -470,7 +477,7 @@ func (r *Reader) loadFrame() error {
 			return fmt.Errorf("zstd decoder: %w", err)
 		}
 	}
-	out, err := r.zdec.DecodeAll(raw, r.frame[:0])
+	out, err := r.zdec.DecodeAll(raw, reuse)
 	if err != nil {
 		kind, what := KindBadFrame, "cannot be decompressed"
 		if errors.Is(err, zstd.ErrCRCMismatch) {

@@ -3,6 +3,7 @@ package dsh
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -51,6 +52,9 @@ func DecodeSeqRanges(raw []byte, maxEntries int64) ([]int64, error) {
 				return fmt.Errorf("sourceEventSeqs range %s expands past %d members (the event's own seq)", v, maxEntries)
 			}
 			usedRange = true
+			// One exact growth per range: appending seq by seq doubled the slice
+			// over and over for the hundreds of chunk seqs a message cites.
+			out = slices.Grow(out, int(end-start+1))
 			for s := start; s <= end; s++ {
 				out = append(out, s)
 			}
