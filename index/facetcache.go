@@ -2,6 +2,7 @@ package index
 
 import (
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -111,4 +112,118 @@ func (ff *facetField) docValues() (byDoc []uint16, hist []int, err error) {
 		ff.byDoc, ff.hist = byDoc, hist
 	})
 	return ff.byDoc, ff.hist, ff.byDocErr
+}
+
+// facets counts docs by each facet field's values.
+func (v *snapView) facets(docs bits) (Facets, error) {
+	var counts [len(facetFields)]map[string]int
+	for k := range counts {
+		counts[k] = map[string]int{}
+	}
+	var ffs [len(facetFields)]*facetField
+	var byDocs [len(facetFields)][]uint16
+	var hists [len(facetFields)][]int
+	var byValue [len(facetFields)][]int
+	buf := make([]uint32, 256)
+	for i, s := range v.segs {
+		n := docs[i].GetCardinality()
+		if n == 0 {
+			continue
+		}
+		// A few thousand hits or more: look each hit's values up (or, past
+		// half the segment, those of the documents that are not hits, and
+		// subtract). Fewer: intersect each value's documents with the hits.
+		lookup := n > 2048
+		for k, field := range facetFields {
+			ff, err := s.cache.facetField(field)
+			if err != nil {
+				return Facets{}, err
+			}
+			ffs[k] = ff
+			if lookup {
+				if byDocs[k], hists[k], err = ff.docValues(); err != nil {
+					return Facets{}, err
+				}
+				lookup = byDocs[k] != nil
+			}
+		}
+		if !lookup {
+			for k, ff := range ffs {
+				postings, err := ff.docsOf()
+				if err != nil {
+					return Facets{}, err
+				}
+				for j, p := range postings {
+					if c := docs[i].AndCardinality(p); c > 0 {
+						counts[k][ff.terms[j]] += int(c)
+					}
+				}
+			}
+			continue
+		}
+		visit, dense := docs[i], n*2 > s.seg.Count()
+		if dense {
+			visit = roaring.Flip(docs[i], 0, s.seg.Count())
+		}
+		for k, ff := range ffs {
+			byValue[k] = slices.Grow(byValue[k][:0], len(ff.terms)+1)[:len(ff.terms)+1]
+			clear(byValue[k])
+		}
+		it := visit.ManyIterator()
+		for m := it.NextMany(buf); m > 0; m = it.NextMany(buf) {
+			for k := range ffs {
+				bv, byDoc := byValue[k], byDocs[k]
+				for _, d := range buf[:m] {
+					bv[byDoc[d]]++
+				}
+			}
+		}
+		for k, ff := range ffs {
+			for j, term := range ff.terms {
+				c := byValue[k][j+1]
+				if dense {
+					c = hists[k][j+1] - c
+				}
+				if c > 0 {
+					counts[k][term] += c
+				}
+			}
+		}
+	}
+	list := func(k int) []FacetCount {
+		out := make([]FacetCount, 0, len(counts[k]))
+		for term, n := range counts[k] {
+			if term != "" {
+				out = append(out, FacetCount{Term: term, Count: n})
+			}
+		}
+		return topFacets(facetFields[k], out)
+	}
+	return Facets{Kind: list(0), Tool: list(1), Project: list(2), Month: list(3)}, nil
+}
+
+// topFacets keeps a facet's facetSizes[field] most frequent values (ties by
+// value); months are then listed newest first.
+func topFacets(field string, fc []FacetCount) []FacetCount {
+	slices.SortFunc(fc, func(a, b FacetCount) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		if a.Term < b.Term {
+			return -1
+		}
+		return 1
+	})
+	if n := facetSizes[field]; len(fc) > n {
+		fc = fc[:n]
+	}
+	if field == fieldMonth {
+		slices.SortFunc(fc, func(a, b FacetCount) int {
+			if a.Term > b.Term {
+				return -1
+			}
+			return 1
+		})
+	}
+	return fc
 }
