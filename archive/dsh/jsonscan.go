@@ -1,6 +1,7 @@
 package dsh
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -102,15 +103,23 @@ func skipSpace(b []byte, i int) int {
 
 // skipString returns the index just past the string literal starting at b[i] == '"'.
 func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
+	// Jump from quote to quote (IndexByte is vectorised): a quote ends the
+	// string unless an odd run of backslashes escapes it.
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b)
 		}
+		q := j + k
+		escaped := false
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			escaped = !escaped
+		}
+		if !escaped {
+			return q + 1
+		}
+		j = q + 1
 	}
-	return len(b)
 }
 
 // skipValue returns the index just past the JSON value starting at b[i].
