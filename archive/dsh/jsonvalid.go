@@ -123,7 +123,16 @@ func (v *validator) lit(s string) bool {
 func (v *validator) str() bool {
 	v.i++ // opening quote
 	for v.i < len(v.b) {
-		c := v.b[v.i]
+		// Most of a string is plain characters: pass them in a loop over
+		// locals, not through the switch and v's fields.
+		b, j := v.b, v.i
+		for j < len(b) && b[j] >= 0x20 && b[j] != '"' && b[j] != '\\' {
+			j++
+		}
+		if v.i = j; j == len(b) {
+			return false
+		}
+		c := b[j]
 		switch {
 		case c == '"':
 			v.i++
