@@ -179,9 +179,6 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 		}
 		fr := s.importFile(ctx, f, fo, begun, readDone)
 		readDone.fire()
-		if fr.Warnings == nil {
-			fr.Warnings = []dsh.Problem{}
-		}
 		rep.Files = append(rep.Files, fr)
 	}
 	gone, err := s.markGone(ctx, d.Roots, d.Files)
@@ -222,11 +219,7 @@ func summarize(files []FileReport) Summary {
 // its stat alone, an appended one is read from its cursor, and a rewritten one is
 // read again with the lines it replaced kept as superseded records.
 func (s *Store) ImportFile(ctx context.Context, path string, opts ImportOptions) FileReport {
-	fr := s.importFile(ctx, path, opts, nil, nil)
-	if fr.Warnings == nil {
-		fr.Warnings = []dsh.Problem{}
-	}
-	return fr
+	return s.importFile(ctx, path, opts, nil, nil)
 }
 
 // importFile is ImportFile for a file begun early (begun, or nil) whose reading
@@ -244,6 +237,9 @@ func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions,
 		fr.Verdict = dsh.VerdictCorrupt
 		fr.Action = "failed"
 		fr.Error = &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: fmt.Sprintf("%s: %v", path, err)}
+	}
+	if fr.Warnings == nil {
+		fr.Warnings = []dsh.Problem{} // the report's JSON lists warnings, never null
 	}
 	return fr
 }
