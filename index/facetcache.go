@@ -88,15 +88,8 @@ func (ff *facetField) docValues() (byDoc []uint16, hist []int, err error) {
 		hist := make([]int, len(ff.terms)+1)
 		buf := make([]uint32, 256)
 		for k, term := range ff.terms {
-			pl, err := ff.dict.PostingsList([]byte(term), nil, nil)
+			bm, err := postingsInPlace(ff.dict, term, nil)
 			if err != nil {
-				ff.byDocErr = err
-				return
-			}
-			bm := roaring.New()
-			if o, ok := pl.(interface{ OrInto(*roaring.Bitmap) }); ok {
-				o.OrInto(bm)
-			} else if bm, err = postingsBitmap(ff.dict, term, nil); err != nil {
 				ff.byDocErr = err
 				return
 			}

@@ -172,12 +172,7 @@ func (r *recordingSearcher) Advance(ctx *search.SearchContext, id index.IndexInt
 // allDocs lists docs by global number, ascending.
 func allDocs(v *snapView, docs bits) []uint64 {
 	out := make([]uint64, 0, docs.card())
-	for i, s := range v.segs {
-		it := docs[i].Iterator()
-		for it.HasNext() {
-			out = append(out, s.offset+uint64(it.Next()))
-		}
-	}
+	v.eachDoc(docs, func(s *segView, d uint32) { out = append(out, s.offset+uint64(d)) })
 	return out
 }
 

@@ -300,8 +300,21 @@ func removeStaleTimes(dir string) {
 }
 
 // postingsBitmap returns the documents of term in a segment's dictionary, less
-// deleted ones when deleted is not nil.
+// deleted ones when deleted is not nil. The postings are read in place from the
+// segment's memory-mapped file, and Or shares their containers: they are copied,
+// so the bitmap stays valid once the segment is closed (a merge replaced it
+// while a search ran).
 func postingsBitmap(d segment.TermDictionary, term string, deleted *roaring.Bitmap) (*roaring.Bitmap, error) {
+	bm, err := postingsInPlace(d, term, deleted)
+	if err == nil {
+		bm.CloneCopyOnWriteContainers()
+	}
+	return bm, err
+}
+
+// postingsInPlace is postingsBitmap without the copy: valid only while the
+// caller holds a snapshot that holds the segment.
+func postingsInPlace(d segment.TermDictionary, term string, deleted *roaring.Bitmap) (*roaring.Bitmap, error) {
 	pl, err := d.PostingsList([]byte(term), deleted, nil)
 	if err != nil {
 		return nil, err
@@ -324,9 +337,5 @@ func postingsBitmap(d segment.TermDictionary, term string, deleted *roaring.Bitm
 	if deleted != nil {
 		bm.AndNot(deleted)
 	}
-	// The postings are read in place from the segment's memory-mapped file,
-	// and Or shares their containers: copy them, so the bitmap stays valid
-	// once the segment is closed (a merge replaced it while a search ran).
-	bm.CloneCopyOnWriteContainers()
 	return bm, nil
 }

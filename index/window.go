@@ -46,19 +46,12 @@ func (v *snapView) newest(docs bits, total uint64, hi int64, want int) (window, 
 
 func (v *snapView) newestByVisit(docs bits, hi int64, want int) (window, []uint64, error) {
 	// each calls fn for the matches below hi, in ascending global number.
-	buf := make([]uint32, 256)
 	each := func(fn func(t int64, g uint64)) {
-		for i, s := range v.segs {
-			times := s.cache.times
-			it := docs[i].ManyIterator()
-			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-				for _, d := range buf[:n] {
-					if t := times[d]; t < hi {
-						fn(t, s.offset+uint64(d))
-					}
-				}
+		v.eachDoc(docs, func(s *segView, d uint32) {
+			if t := s.cache.times[d]; t < hi {
+				fn(t, s.offset+uint64(d))
 			}
-		}
+		})
 	}
 	ts := make([]int64, 0, docs.card())
 	each(func(t int64, _ uint64) { ts = append(ts, t) })
@@ -137,21 +130,33 @@ func (v *snapView) newestByWalk(docs bits, hi int64, want int) (window, []uint64
 // inWindow returns the global numbers (ascending) of the matches in docs with
 // a time in w.
 func (v *snapView) inWindow(docs bits, w window) ([]uint64, error) {
-	var out []uint64
-	for i, s := range v.segs {
+	for _, s := range v.segs {
 		if err := s.cache.loadTimes(); err != nil {
 			return nil, err
 		}
-		times := s.cache.times
-		it := docs[i].Iterator()
-		for it.HasNext() {
-			d := it.Next()
-			if t := times[d]; t >= w.lo && t < w.hi {
-				out = append(out, s.offset+uint64(d))
+	}
+	var out []uint64
+	v.eachDoc(docs, func(s *segView, d uint32) {
+		if t := s.cache.times[d]; t >= w.lo && t < w.hi {
+			out = append(out, s.offset+uint64(d))
+		}
+	})
+	return out, nil
+}
+
+// eachDoc calls fn for each document of docs, segment by segment, in ascending
+// number.
+func (v *snapView) eachDoc(docs bits, fn func(s *segView, d uint32)) {
+	buf := make([]uint32, 256)
+	for i := range v.segs {
+		s := &v.segs[i]
+		it := docs[i].ManyIterator()
+		for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+			for _, d := range buf[:n] {
+				fn(s, d)
 			}
 		}
 	}
-	return out, nil
 }
 
 // nthLargest returns the k-th largest value of ts (1-based), reordering ts.
