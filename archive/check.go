@@ -2,7 +2,6 @@ package archive
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -15,10 +14,9 @@ import (
 func CheckFile(path string, opts ImportOptions) FileReport {
 	fr := FileReport{Path: path, LastSeq: -1, Action: "checked", Warnings: []dsh.Problem{}}
 	fail := func(err error) FileReport {
-		fr.Verdict = dsh.VerdictCorrupt
-		fr.Action = "failed"
-		fr.Error = &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: fmt.Sprintf("%s: %v", path, err)}
-		return fr
+		f := failedReport(path, err)
+		f.SessionID, f.Bytes, f.Action = fr.SessionID, fr.Bytes, "failed"
+		return f
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -42,7 +40,7 @@ func CheckFile(path string, opts ImportOptions) FileReport {
 		checker = dsh.NewChecker(h)
 	}
 	fold := dsh.NewScheduleFold()
-	var foldProblems []dsh.Problem
+	var foldProblems, undecodable []dsh.Problem
 	for h != nil {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -50,6 +48,9 @@ func CheckFile(path string, opts ImportOptions) FileReport {
 		}
 		if err != nil {
 			return fail(err)
+		}
+		if _, p := decodeAhead(rec); p != nil {
+			undecodable = append(undecodable, *p)
 		}
 		for i := range rec.Events {
 			ev := &rec.Events[i]
@@ -69,6 +70,7 @@ func CheckFile(path string, opts ImportOptions) FileReport {
 	if h != nil {
 		fr.Warnings = append(fr.Warnings, identityWarnings(path, h)...)
 		fr.Warnings = append(fr.Warnings, checker.Finish()...)
+		fr.Warnings = append(fr.Warnings, undecodable...)
 		fr.Warnings = append(fr.Warnings, foldProblems...)
 	}
 	return fr

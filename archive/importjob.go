@@ -38,6 +38,9 @@ type importJob struct {
 	report FileReport
 	// scheduleChanges counts the schedule/change events this run stored.
 	scheduleChanges int
+	// undecodable holds the warnings for events the projection could not read in
+	// full, from this run and (on an append) the runs before it.
+	undecodable []dsh.Problem
 
 	// The reading goroutine (see readAhead), once started; readDone fires when it
 	// has read the whole file (or stopped), which lets Import begin the next file.
@@ -83,7 +86,7 @@ func (j *importJob) prepare(rec *dsh.Record) (a ahead) {
 	for i := range rec.Events {
 		a.shadows = observe(j.checker, &rec.Events[i], rec.Line, a.shadows)
 	}
-	a.data = decodeAhead(rec)
+	a.data, a.problem = decodeAhead(rec)
 	return a
 }
 
@@ -148,6 +151,9 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 			}
 			continue
 		}
+		if it.problem != nil {
+			j.undecodable = append(j.undecodable, *it.problem)
+		}
 		if err := proj.record(rec, it.data); err != nil {
 			proj.close()
 			return fmt.Errorf("line %d: %w", rec.Line, err)
@@ -203,6 +209,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	warnings := append([]dsh.Problem{}, res.Warnings...)
 	warnings = append(warnings, j.identityWarnings()...)
 	warnings = append(warnings, j.checker.Finish()...)
+	warnings = append(warnings, j.undecodable...)
 	// A full read starts from no schedule changes (a new session, or a rewritten one
 	// whose old ones were deleted); without any in the file, the fold has nothing to
 	// read, report or store.
@@ -236,6 +243,9 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 	if prev != nil { // append: continue the stored session
 		j.pk = prev.sessionPK.Int64
 		if err := j.loadState(ctx, tx, &st); err != nil {
+			return st, "", err
+		}
+		if err := j.loadUndecodable(ctx, tx, prev.id); err != nil {
 			return st, "", err
 		}
 		return st, "", j.replay(ctx, tx)
@@ -351,6 +361,28 @@ func (j *importJob) loadState(ctx context.Context, tx *sql.Tx, st *projState) er
 		}
 	}
 	return tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(last_line), 1) FROM blocks WHERE session_pk = ?`, j.pk).Scan(&j.maxLine)
+}
+
+// loadUndecodable keeps the undecodable-event warnings of the lines an append does
+// not read again: the file's problems are saved anew at its end.
+func (j *importJob) loadUndecodable(ctx context.Context, tx *sql.Tx, fileID int64) error {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT COALESCE(line, 0), COALESCE(offset, -1), COALESCE(seq, 0), message
+		FROM problems
+		WHERE file_id = ? AND severity = 'warning' AND kind = ?
+		ORDER BY rowid`, fileID, string(KindUndecodableEvent))
+	if err != nil {
+		return fmt.Errorf("load warnings: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p := dsh.Problem{Kind: KindUndecodableEvent}
+		if err := rows.Scan(&p.Line, &p.Offset, &p.Seq, &p.Message); err != nil {
+			return err
+		}
+		j.undecodable = append(j.undecodable, p)
+	}
+	return rows.Err()
 }
 
 // replay rebuilds the semantic checker (and its surface) from the archived records,

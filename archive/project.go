@@ -346,8 +346,16 @@ type (
 		Provider       string  `json:"provider"`
 		Model          string  `json:"model"`
 
-		Title  string     `json:"title"`
-		Source *msgSource `json:"source"`
+		Title string `json:"title"`
+		// TitleSource is a session/title's source, read by decodeEventData from the
+		// title's own shape ({kind, provider?, model?:{provider, model}}); other types
+		// spell `source` differently (a string on approval/policy and sandbox/mode).
+		TitleSource *titleSource `json:"-"`
+	}
+	titleSource struct {
+		Kind     string          `json:"kind"`
+		Provider string          `json:"provider"`
+		Model    json.RawMessage `json:"model"`
 	}
 )
 
@@ -361,17 +369,26 @@ var projectedTypes = map[string]bool{
 }
 
 // decodeAhead decodes the data of a plain event the projection reads. It returns nil
-// for any other record, and for data of the wrong shape: that is the checker's to
-// report, and such an event is not projected.
-func decodeAhead(rec *dsh.Record) *eventData {
+// for any other record. Data of an unexpected shape is never passed over in silence:
+// what could be read is projected, and the problem (a KindUndecodableEvent warning
+// naming the line, seq and field) goes into the file's report; data that is not an
+// object at all gives nil data and the warning.
+func decodeAhead(rec *dsh.Record) (*eventData, *dsh.Problem) {
 	if rec.Packed != "" || !projectedTypes[rec.Events[0].Type] {
-		return nil
+		return nil, nil
 	}
+	ev := &rec.Events[0]
 	d := new(eventData)
-	if !decodeEventData(rec.Events[0].Type, rec.Events[0].Data, d) {
-		return nil
+	ok, problem := decodeEventData(ev.Type, ev.Data, d)
+	var p *dsh.Problem
+	if problem != "" {
+		p = &dsh.Problem{Kind: KindUndecodableEvent, Line: rec.Line, Offset: rec.Offset, Seq: ev.Seq,
+			Message: fmt.Sprintf("%s at seq %d: %s; the event is archived as written, but views may miss this part of it", ev.Type, ev.Seq, problem)}
 	}
-	return d
+	if !ok {
+		return nil, p
+	}
+	return d, p
 }
 
 // event projects one plain event, with its decodeAhead data, into the derived views.
@@ -485,8 +502,8 @@ func (p *projector) event(ev *dsh.Event, turn, step any, d *eventData) error {
 		return p.exec("compactionEnd", p.pk, d.CompactionID, turn, ev.Seq, ev.Time, errText, status)
 	case "session/title":
 		p.st.Title = d.Title
-		if d.Source != nil {
-			p.st.TitleSource = d.Source.Kind
+		if d.TitleSource != nil {
+			p.st.TitleSource = d.TitleSource.Kind
 		}
 	case "request/context":
 		p.addModel(d.Provider, d.Model)

@@ -19,7 +19,8 @@ type readItem struct {
 // writing goroutine the slower of the two.
 type ahead struct {
 	shadows []shadowPair
-	data    *eventData // see decodeAhead
+	data    *eventData   // see decodeAhead
+	problem *dsh.Problem // what decodeAhead could not read
 }
 
 // readAhead reads r on one goroutine, which must use Detached records, and passes
