@@ -168,6 +168,9 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 		bar = &progressBar{w: f, start: time.Now()}
 		opts.Progress = bar.update
 	}
+	opts.Waiting = func(holder string) {
+		fmt.Fprintf(e.stderr, "logbook import: waiting for %s to finish (imports of one archive run one at a time)\n", holder)
+	}
 	rep, err := s.Import(ctx, paths, *opts)
 	bar.finish()
 	if err != nil {
@@ -179,9 +182,11 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	// The index is derived from the archive and fed in the same run, so what was just
 	// imported is searchable at once. A failure here loses nothing: the next run (or
 	// any search) brings the index level with the archive again.
+	indexed := true
 	if ix, err := e.openIndex(ctx, s, *asJSON); errors.Is(err, index.ErrInUse) {
 		fmt.Fprintln(e.stderr, "logbook import: the search index is open in a running Logbook; it indexes these sessions within seconds")
 	} else if err != nil {
+		indexed = false
 		fmt.Fprintf(e.stderr, "logbook import: search index not updated: %v\n", err)
 	} else {
 		ix.Close()
@@ -190,14 +195,38 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 		rep.Gone = []string{} // "gone" is a list in the JSON contract, never null
 	}
 	if *asJSON {
-		return writeJSON(e.stdout, rep)
+		if err := writeJSON(e.stdout, rep); err != nil {
+			return err
+		}
+		return importExit(rep, indexed)
 	}
 	printReports(e.stdout, rep.Files)
 	sum := rep.Summary
-	fmt.Fprintf(e.stdout, "\n%d files: %d ok, %d recovered, %d corrupt, %d unsupported; %d changed, %d unchanged; %d events\n",
-		sum.Files, sum.OK, sum.Recovered, sum.Corrupt, sum.Unsupp, sum.Changed, sum.Unchanged, sum.Events)
+	fmt.Fprintf(e.stdout, "\n%d files: %d ok, %d recovered, %d corrupt, %d unsupported, %d failed; %d changed, %d unchanged; %d events\n",
+		sum.Files, sum.OK, sum.Recovered, sum.Corrupt, sum.Unsupp, sum.Failed, sum.Changed, sum.Unchanged, sum.Events)
 	if len(rep.Gone) > 0 {
 		fmt.Fprintf(e.stdout, "%d sessions gone upstream (kept in the archive): %s\n", len(rep.Gone), strings.Join(rep.Gone, ", "))
+	}
+	if sum.Failed > 0 {
+		fmt.Fprintf(e.stdout, "%d files could not be imported because of a fault of this machine (see above); nothing of them was lost, and the next import reads them again\n", sum.Failed)
+	}
+	return importExit(rep, indexed)
+}
+
+// importExit is import's exit status: 0 when every file was archived whole (ok, or
+// recovered: a torn or uncommitted tail, as a live session has, is kept aside and
+// read again once complete) and the index is current; 1 when any file is corrupt,
+// unsupported or failed, or the index could not be updated. Usage errors are 2.
+func importExit(rep *archive.ImportReport, indexed bool) error {
+	for _, f := range rep.Files {
+		switch f.Verdict {
+		case dsh.VerdictOK, dsh.VerdictRecovered:
+		default:
+			return exitError(1)
+		}
+	}
+	if !indexed {
+		return exitError(1)
 	}
 	return nil
 }
@@ -215,7 +244,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 	d := archive.Discover(paths)
 	reports := []archive.FileReport{}
 	for p, why := range d.Errors {
-		reports = append(reports, archive.FileReport{Path: p, Verdict: dsh.VerdictCorrupt, Action: "failed", LastSeq: -1,
+		reports = append(reports, archive.FileReport{Path: p, Verdict: archive.VerdictFailed, Action: "failed", LastSeq: -1,
 			Warnings: []dsh.Problem{}, Error: &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: p + ": " + why}})
 	}
 	bad := false

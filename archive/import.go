@@ -30,6 +30,9 @@ type ImportOptions struct {
 	// Committed, when set, is called after each intermediate batch of a file is
 	// durably committed, with the last line it holds.
 	Committed func(path string, line int64)
+	// Waiting, when set, is told who holds the archive's import lock when this
+	// import has to wait for another one to finish (see lockImports).
+	Waiting func(holder string)
 }
 
 // Progress reports how far an import has come.
@@ -89,10 +92,15 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 	if len(paths) == 0 {
 		paths = DefaultRoots()
 	}
+	unlock, err := s.lockImports(ctx, opts.Waiting)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	d := Discover(paths)
 	rep := &ImportReport{Files: []FileReport{}, Gone: []string{}}
 	for p, why := range d.Errors {
-		rep.Files = append(rep.Files, FileReport{Path: p, Verdict: dsh.VerdictCorrupt, Action: "failed", LastSeq: -1,
+		rep.Files = append(rep.Files, FileReport{Path: p, Verdict: VerdictFailed, Action: "failed", LastSeq: -1,
 			Error: &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: fmt.Sprintf("%s: %s", p, why)}, Warnings: []dsh.Problem{}})
 	}
 	known, err := s.knownFiles(ctx, "")
@@ -203,6 +211,8 @@ func summarize(files []FileReport) Summary {
 			sum.Corrupt++
 		case dsh.VerdictUnsupported:
 			sum.Unsupp++
+		case VerdictFailed:
+			sum.Failed++
 		}
 		if f.Changed {
 			sum.Changed++
@@ -219,6 +229,11 @@ func summarize(files []FileReport) Summary {
 // its stat alone, an appended one is read from its cursor, and a rewritten one is
 // read again with the lines it replaced kept as superseded records.
 func (s *Store) ImportFile(ctx context.Context, path string, opts ImportOptions) FileReport {
+	unlock, err := s.lockImports(ctx, opts.Waiting)
+	if err != nil {
+		return failedReport(path, err)
+	}
+	defer unlock()
 	return s.importFile(ctx, path, opts, nil, nil)
 }
 
@@ -233,10 +248,13 @@ func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions,
 		fr, err = s.importPath(ctx, path, opts, readDone)
 	}
 	if err != nil {
+		// A fault of this machine or of the run, never a verdict on the file: nothing
+		// of this run's last transaction was kept, the file's stored identity is the
+		// one before it, and the next import reads the file again.
 		s.Logger.Error("import failed", "path", path, "err", err)
-		fr.Verdict = dsh.VerdictCorrupt
-		fr.Action = "failed"
-		fr.Error = &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: fmt.Sprintf("%s: %v", path, err)}
+		sid := fr.SessionID
+		fr = failedReport(path, err)
+		fr.SessionID = sid
 	}
 	if fr.Warnings == nil {
 		fr.Warnings = []dsh.Problem{} // the report's JSON lists warnings, never null

@@ -47,6 +47,9 @@ type Store struct {
 	// per file, which cost more than a small session's inserts.
 	stmts     map[string]*sql.Stmt
 	blockBufs sync.Pool // block buffers reused from file to file (see newBlockWriter)
+	// readOnly is set by OpenReadOnly: nothing is ever written, and the methods that
+	// write return ErrReadOnly.
+	readOnly bool
 }
 
 // New returns a Store for the database file at path; call Open before use.

@@ -188,6 +188,7 @@ type Summary struct {
 	Recovered int   `json:"recovered"`
 	Corrupt   int   `json:"corrupt"`
 	Unsupp    int   `json:"unsupported"`
+	Failed    int   `json:"failed"` // a fault of the machine or the run: read again next time
 	Changed   int   `json:"changed"`
 	Unchanged int   `json:"unchanged"`
 	Events    int64 `json:"events"`
