@@ -12,23 +12,28 @@ import (
 // CheckFile reads a session file and reports the verdict an import would give,
 // without touching the archive.
 func CheckFile(path string, opts ImportOptions) FileReport {
-	fr := FileReport{Path: path, LastSeq: -1, Action: "checked", Warnings: []dsh.Problem{}}
-	fail := func(err error) FileReport {
-		f := failedReport(path, err)
-		f.SessionID, f.Bytes, f.Action = fr.SessionID, fr.Bytes, "failed"
-		return f
-	}
 	f, err := os.Open(path)
 	if err != nil {
-		return fail(err)
+		return failedReport(path, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return fail(err)
+		return failedReport(path, err)
 	}
-	fr.Bytes = fi.Size()
-	r := dsh.NewReader(f, strings.HasSuffix(path, ".zstd"), opts.dshOptions())
+	return checkReader(path, f, fi.Size(), strings.HasSuffix(path, ".zstd"), opts)
+}
+
+// checkReader is CheckFile on a file's bytes already open (size of them).
+func checkReader(path string, f io.Reader, size int64, compressed bool, opts ImportOptions) FileReport {
+	fr := FileReport{Path: path, LastSeq: -1, Action: "checked", Warnings: []dsh.Problem{}}
+	fail := func(err error) FileReport {
+		f := failedReport(path, err)
+		f.SessionID, f.Bytes = fr.SessionID, fr.Bytes
+		return f
+	}
+	fr.Bytes = size
+	r := dsh.NewReader(f, compressed, opts.dshOptions())
 	defer r.Close()
 	h, err := r.Header()
 	if err != nil {

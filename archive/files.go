@@ -20,6 +20,7 @@ type fileUpsert struct {
 	sessionPK  any
 	id         identity
 	head, tail []byte
+	sums       []byte // prefix_sums of the bytes before the cursor
 	cursor     string
 	verdict    dsh.Verdict
 	problem    *dsh.Problem
@@ -41,12 +42,14 @@ const (
 // them, and preparing them for each one cost about as much as running them.
 var fileSQL = map[string]string{
 	upsertFileName: `
-		INSERT INTO files (path, format, compressed, session_pk, size, mtime_ns, inode, head_hash, tail_hash, cursor,
-			verdict, error_kind, error_line, error_offset, error_message, records, events, last_seq, gone, first_seen, last_import)
-		VALUES (?, 'dsh-v0', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+		INSERT INTO files (path, format, compressed, session_pk, size, mtime_ns, inode, ctime_ns, head_hash, tail_hash,
+			prefix_sums, cursor, verdict, error_kind, error_line, error_offset, error_message, records, events, last_seq,
+			gone, first_seen, last_import)
+		VALUES (?, 'dsh-v0', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
 		ON CONFLICT (path) DO UPDATE SET
 			compressed = excluded.compressed, session_pk = excluded.session_pk, size = excluded.size,
-			mtime_ns = excluded.mtime_ns, inode = excluded.inode, head_hash = excluded.head_hash,
+			mtime_ns = excluded.mtime_ns, inode = excluded.inode, ctime_ns = excluded.ctime_ns,
+			prefix_sums = excluded.prefix_sums, upstream = NULL, head_hash = excluded.head_hash,
 			tail_hash = excluded.tail_hash, cursor = excluded.cursor, verdict = excluded.verdict,
 			error_kind = excluded.error_kind, error_line = excluded.error_line, error_offset = excluded.error_offset,
 			error_message = excluded.error_message, records = excluded.records, events = excluded.events,
@@ -75,7 +78,8 @@ func (s *Store) upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64
 	defer stmt.Close()
 	var id int64
 	err := stmt.QueryRowContext(ctx,
-		u.path, boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.head, u.tail, cursor,
+		u.path, boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, u.head, u.tail,
+		u.sums, cursor,
 		string(u.verdict), kind, line, off, msg, u.records, u.events, u.lastSeq, u.now, u.now, gen).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("save file %s: %w", u.path, err)

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/logbook/logbook/archive/dsh"
 )
@@ -33,6 +32,11 @@ type ImportOptions struct {
 	// Waiting, when set, is told who holds the archive's import lock when this
 	// import has to wait for another one to finish (see lockImports).
 	Waiting func(holder string)
+	// ReplaceDamaged lets a source that changed in its archived part replace the
+	// archived session even when it holds less (damaged lines, fewer events): the
+	// person's choice after a "damaged upstream" report. The archived version is
+	// kept as superseded lines, as with any rewrite.
+	ReplaceDamaged bool
 }
 
 // Progress reports how far an import has come.
@@ -65,6 +69,10 @@ type fileRow struct {
 	size       int64
 	mtime      int64
 	inode      int64
+	ctime      int64
+	sums       []byte // prefix_sums
+	lastSeq    int64
+	upstream   *upstreamState // a damaged or shorter upstream version kept aside, or nil
 	headHash   []byte
 	tailHash   []byte
 	cursor     *dsh.Cursor
@@ -74,15 +82,23 @@ type fileRow struct {
 	gone       bool
 }
 
-// identity is what a stat tells about a file.
-type identity struct{ size, mtime, inode int64 }
+// identity is what a stat tells about a file. ctime 0 is unknown (a row stored
+// before ctimes were kept, or a platform without them).
+type identity struct{ size, mtime, inode, ctime int64 }
 
 func statIdentity(fi os.FileInfo) identity {
 	id := identity{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		id.inode = int64(st.Ino)
-	}
+	id.inode, id.ctime = statIDs(fi)
 	return id
+}
+
+// same reports whether a file's stat now (cur) is the one stored (id): then it is
+// taken as unchanged without reading a byte. Any other stat (a new mtime, a new
+// ctime after an edit that restored the mtime) makes the import check the bytes it
+// committed before it trusts them.
+func (id identity) same(cur identity) bool {
+	return id.size == cur.size && id.mtime == cur.mtime && id.inode == cur.inode &&
+		(id.ctime == 0 || id.ctime == cur.ctime)
 }
 
 // Import imports every session file found under paths (or the default roots when
@@ -120,7 +136,8 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 	}
 	unchanged := func(i int) bool {
 		k := known[d.Files[i]]
-		return k != nil && ids[i] != nil && !k.gone && k.id == *ids[i] && !retryLenient(opts, k.report)
+		return k != nil && ids[i] != nil && !k.gone && k.id.same(*ids[i]) && !retryLenient(opts, k.report) &&
+			!(opts.ReplaceDamaged && k.upstream)
 	}
 	bases := make([]int64, len(d.Files)) // bytes of the files before each one
 	for i := 1; i < len(d.Files); i++ {
@@ -274,7 +291,8 @@ func (s *Store) importPath(ctx context.Context, path string, opts ImportOptions,
 		return fr, err
 	}
 	retry := row != nil && opts.LenientHeaders && !row.sessionPK.Valid && row.errorKind == string(dsh.KindBadHeader)
-	if row != nil && !row.gone && !retry && row.size == id.size && row.mtime == id.mtime && row.inode == id.inode {
+	replace := row != nil && opts.ReplaceDamaged && row.upstream != nil
+	if row != nil && !row.gone && !retry && !replace && row.identity().same(id) {
 		return s.storedReport(ctx, path, "unchanged")
 	}
 	f, err := os.Open(path)
@@ -284,13 +302,24 @@ func (s *Store) importPath(ctx context.Context, path string, opts ImportOptions,
 	defer f.Close()
 	compressed := strings.HasSuffix(path, ".zstd")
 
-	if row != nil && row.cursor != nil && row.sessionPK.Valid && id.size >= row.cursor.Offset {
-		same, err := sameCommittedPrefix(f, row)
+	if row != nil && row.cursor != nil && row.sessionPK.Valid {
+		same, err := sameCommittedPrefix(f, id, row)
 		if err != nil {
 			return fr, err
 		}
 		if same {
 			return s.importAppend(ctx, f, id, row, compressed, opts, readDone)
+		}
+		// The bytes the archive holds changed upstream. A version that holds less
+		// (damaged lines, a shorter log) never replaces the archived one: that stays
+		// served, and the new bytes are kept beside it for the person to choose.
+		if !opts.ReplaceDamaged {
+			if kept, err := s.guardRewrite(ctx, f, id, row, compressed, opts); err != nil || kept != nil {
+				if kept == nil {
+					return fr, err
+				}
+				return *kept, err
+			}
 		}
 	}
 	b := s.begin(f, id, compressed, opts, readDone)
@@ -305,8 +334,15 @@ func retryLenient(opts ImportOptions, stored FileReport) bool {
 }
 
 // sameCommittedPrefix checks that the bytes an earlier import committed are still
-// there: the first bytes (header) and the 4 KiB before the cursor hash the same.
-func sameCommittedPrefix(f *os.File, row *fileRow) (bool, error) {
+// there, every one of them (prefix sums); for a row stored before sums were kept,
+// the first bytes (header) and the 4 KiB before the cursor.
+func sameCommittedPrefix(f *os.File, id identity, row *fileRow) (bool, error) {
+	if id.size < row.cursor.Offset {
+		return false, nil
+	}
+	if row.sums != nil {
+		return samePrefix(f, id.size, row.cursor.Offset, row.sums)
+	}
 	head, tail, err := prefixHashes(f, row.cursor.Offset)
 	if err != nil {
 		return false, err
@@ -529,17 +565,23 @@ func (s *Store) readReport(ctx context.Context, path, action string, read int64)
 // fileRow loads the stored state of a file, or nil.
 func (s *Store) fileRow(ctx context.Context, path string) (*fileRow, error) {
 	var r fileRow
-	var cursor sql.NullString
+	var cursor, upstream sql.NullString
 	err := s.write.QueryRowContext(ctx, `
-		SELECT id, session_pk, size, mtime_ns, inode, head_hash, tail_hash, cursor, verdict, COALESCE(error_kind, ''),
-		       generation, gone
-		FROM files WHERE path = ?`, path).Scan(&r.id, &r.sessionPK, &r.size, &r.mtime, &r.inode,
-		&r.headHash, &r.tailHash, &cursor, &r.verdict, &r.errorKind, &r.generation, &r.gone)
+		SELECT id, session_pk, size, mtime_ns, inode, COALESCE(ctime_ns, 0), prefix_sums, last_seq, upstream,
+		       head_hash, tail_hash, cursor, verdict, COALESCE(error_kind, ''), generation, gone
+		FROM files WHERE path = ?`, path).Scan(&r.id, &r.sessionPK, &r.size, &r.mtime, &r.inode, &r.ctime, &r.sums,
+		&r.lastSeq, &upstream, &r.headHash, &r.tailHash, &cursor, &r.verdict, &r.errorKind, &r.generation, &r.gone)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load file %s: %w", path, err)
+	}
+	if upstream.Valid {
+		r.upstream = new(upstreamState)
+		if err := json.Unmarshal([]byte(upstream.String), r.upstream); err != nil {
+			return nil, fmt.Errorf("load file %s: upstream state: %w", path, err)
+		}
 	}
 	if cursor.Valid {
 		r.cursor = new(dsh.Cursor)
@@ -548,6 +590,11 @@ func (s *Store) fileRow(ctx context.Context, path string) (*fileRow, error) {
 		}
 	}
 	return &r, nil
+}
+
+// identity is the stat stored for the file.
+func (r *fileRow) identity() identity {
+	return identity{size: r.size, mtime: r.mtime, inode: r.inode, ctime: r.ctime}
 }
 
 // storedReport builds a file's report from what the archive holds.
@@ -619,9 +666,10 @@ func (s *Store) markGone(ctx context.Context, roots, found []string) ([]string, 
 // unchanged file costs one stat and no query: a routine re-scan of thousands of files
 // stays well under a second.
 type knownFile struct {
-	id     identity
-	gone   bool
-	report FileReport
+	id       identity
+	gone     bool
+	upstream bool // a damaged or shorter upstream version is kept aside
+	report   FileReport
 }
 
 func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownFile, error) {
@@ -633,7 +681,8 @@ func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownF
 		where, args = "AND f.path = ?", []any{path}
 	}
 	rows, err := s.write.QueryContext(ctx, `
-		SELECT f.id, f.path, f.size, f.mtime_ns, f.inode, f.gone, COALESCE(s.id, ''), f.verdict,
+		SELECT f.id, f.path, f.size, f.mtime_ns, f.inode, COALESCE(f.ctime_ns, 0), f.gone, f.upstream IS NOT NULL,
+		       COALESCE(s.id, ''), f.verdict,
 		       f.error_kind, f.error_line, f.error_offset, f.error_message, f.records, f.events, f.last_seq
 		FROM files f LEFT JOIN sessions s ON s.pk = f.session_pk
 		WHERE 1 `+where, args...)
@@ -649,7 +698,7 @@ func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownF
 		var kind, msg sql.NullString
 		var line, off sql.NullInt64
 		r := &k.report
-		if err := rows.Scan(&fileID, &r.Path, &k.id.size, &k.id.mtime, &k.id.inode, &k.gone, &r.SessionID, &r.Verdict,
+		if err := rows.Scan(&fileID, &r.Path, &k.id.size, &k.id.mtime, &k.id.inode, &k.id.ctime, &k.gone, &k.upstream, &r.SessionID, &r.Verdict,
 			&kind, &line, &off, &msg, &r.Records, &r.LogicalEvents, &r.LastSeq); err != nil {
 			return nil, err
 		}

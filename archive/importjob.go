@@ -38,6 +38,9 @@ type importJob struct {
 	report FileReport
 	// scheduleChanges counts the schedule/change events this run stored.
 	scheduleChanges int
+	// sums are the prefix sums saved last, of the file's first sumsOff bytes.
+	sums    []byte
+	sumsOff int64
 	// undecodable holds the warnings for events the projection could not read in
 	// full, from this run and (on an append) the runs before it.
 	undecodable []dsh.Problem
@@ -580,13 +583,23 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st
 	if err != nil {
 		return err
 	}
+	// The sums of the bytes read before (the stored row's, or an earlier batch's of
+	// this run) are reused: only what this run read is summed.
+	if j.sums == nil && j.row != nil && j.row.cursor != nil && j.action != "new" && j.action != "rewritten" {
+		j.sums, j.sumsOff = j.row.sums, j.row.cursor.Offset
+	}
+	sums, err := prefixSums(j.file, cur.Offset, j.sums, j.sumsOff)
+	if err != nil {
+		return err
+	}
+	j.sums, j.sumsOff = sums, cur.Offset
 	cursor, _ := json.Marshal(cur)
 	var pk any
 	if j.pk != 0 {
 		pk = j.pk
 	}
 	fileID, err := j.store.upsertFile(ctx, tx, fileUpsert{
-		path: j.path, compressed: j.compressed, sessionPK: pk, id: j.id, head: head, tail: tail,
+		path: j.path, compressed: j.compressed, sessionPK: pk, id: j.id, head: head, tail: tail, sums: sums,
 		cursor: string(cursor), verdict: res.Verdict, problem: res.Problem,
 		records: st.Records, events: st.Events, lastSeq: st.LastSeq, now: j.store.Now().UnixMilli(),
 		rewritten: j.action == "rewritten",
