@@ -21,7 +21,7 @@ const HealthDamaged = "damaged"
 
 // upstreamState is what files.upstream holds (see migration 0003).
 type upstreamState struct {
-	State      string       `json:"state"` // damaged | shrunk
+	State      string       `json:"state"`            // damaged | shrunk
 	Archived   dsh.Verdict  `json:"archived_verdict"` // the verdict of the version the archive keeps
 	Verdict    dsh.Verdict  `json:"verdict"`
 	Error      *dsh.Problem `json:"error,omitempty"`
