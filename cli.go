@@ -158,6 +158,9 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "Importing from %s\n", strings.Join(roots, ", "))
 		}
 	}
+	if err := e.needWritable("import"); err != nil {
+		return err
+	}
 	s, err := e.openArchive(ctx)
 	if err != nil {
 		return err

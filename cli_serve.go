@@ -70,6 +70,13 @@ func (e *env) openUIStores(ctx context.Context, syncNow bool) (*uiStores, error)
 
 // appDeps are the dependencies every UI of this process hands to app.New.
 func (e *env) appDeps(u *uiStores, hub *app.Hub, o uiOptions) app.Deps {
+	if e.readOnly {
+		// Nothing can be imported or recorded: no start-up import, no demo, and no
+		// scheduler (a fire it could not record would fire again and again).
+		fmt.Fprintln(e.stderr, "logbook: read-only data directory: showing the archive as it is (no import, no scheduled prompts)")
+		return app.Deps{Archive: u.archive, Index: u.index, Logger: e.logger, Version: version, DataDir: e.dataDir,
+			Roots: archive.DefaultRoots(), SelfTest: selfTestEnv(), Events: hub}
+	}
 	sched := app.NewScheduler(u.archive, app.SchedulerOptions{Logger: e.logger,
 		ConfigPath: filepath.Join(e.dataDir, "scheduler.json")})
 	return app.Deps{Archive: u.archive, Index: u.index, Logger: e.logger, Version: version, DataDir: e.dataDir,
@@ -98,11 +105,15 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if !isLoopback(host) && !*allowRemote {
 		return usageError{fmt.Errorf("--addr %s is reachable from other machines; use a loopback address (127.0.0.1), or add --allow-remote if you mean it", *addr)}
 	}
-	release, err := lockDataDir(e.dataDir, "serve")
-	if err != nil {
-		return err
+	// A read-only data directory has no room for the instance lock, and nothing can
+	// write it, so there is nothing to guard; what needs writing is switched off below.
+	if !e.readOnly {
+		release, err := lockDataDir(e.dataDir, "serve")
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
-	defer release()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil && errors.Is(err, syscall.EADDRINUSE) && !flagSet(fs, "addr") {
 		// The default port is taken (another program, or an old Logbook of another

@@ -36,20 +36,44 @@ type env struct {
 	stdout, stderr io.Writer
 	dataDir        string
 	logger         *slog.Logger
+	readOnly       bool // the data directory cannot be written: open everything read-only
 }
 
-// openArchive opens (creating if needed) the archive in the data directory.
+// openArchive opens (creating if needed) the archive in the data directory. In a
+// data directory this process cannot write (a read-only mount, a folder without
+// write permission, a backup being browsed) it opens the archive read-only, says so
+// once on stderr, and every reading command works as usual.
 func (e *env) openArchive(ctx context.Context) (*archive.Store, error) {
+	path := filepath.Join(e.dataDir, "logbook.db")
+	if e.readOnly {
+		s := archive.New(path)
+		s.Logger = e.logger
+		if err := s.OpenReadOnly(ctx); err != nil {
+			_ = s.Close()
+			return nil, err
+		}
+		fmt.Fprintf(e.stderr, "logbook: %s cannot be written; the archive is open read-only\n", e.dataDir)
+		return s, nil
+	}
 	if err := os.MkdirAll(e.dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	s := archive.New(filepath.Join(e.dataDir, "logbook.db"))
+	s := archive.New(path)
 	s.Logger = e.logger
 	if err := s.Open(ctx); err != nil {
 		_ = s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// needWritable is the error of a command that must write the archive when the data
+// directory is read-only.
+func (e *env) needWritable(what string) error {
+	if !e.readOnly {
+		return nil
+	}
+	return fmt.Errorf("%s needs to write the archive, but the data directory %s cannot be written (a read-only mount, or no write permission); reading commands (sessions, show, search, export, serve) still work, or choose another directory with --data", what, e.dataDir)
 }
 
 // run parses the global flags and dispatches; it returns the process exit code.
@@ -89,6 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	e.dataDir = dir
+	e.readOnly = !archive.Writable(filepath.Join(dir, "logbook.db"))
 	if len(args) == 0 {
 		if !desktopBuild {
 			usage(stderr)

@@ -57,6 +57,12 @@ func New(path string) *Store {
 	return &Store{Path: path, Logger: slog.Default(), Now: time.Now}
 }
 
+// archivedBlockMax bounds one decoded block of archived lines. A block is about
+// blockTarget bytes of lines, or one longer line (at most dsh.DefaultMaxLineBytes
+// now); before lines were capped, a line of a zstd session could reach the old 512
+// MiB frame limit, and the blocks holding such lines must stay readable.
+const archivedBlockMax = 512 << 20
+
 // Open opens (creating if needed) the database and applies pending migrations.
 func Open(ctx context.Context, path string) (*Store, error) {
 	s := New(path)
@@ -101,8 +107,15 @@ func (s *Store) Open(ctx context.Context) error {
 	}
 	s.read.SetMaxOpenConns(4)
 	// One decoder and one encoder serve every import and read: both are costly to
-	// create (per file they cost more than a small session's import).
-	if s.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxMemory(512<<20)); err != nil {
+	// create (per file they cost more than a small session's import). The decoder
+	// reads the archive's own blocks and texts, and the frames of session files that
+	// the dsh reader has scanned and found small (see dsh.Options.Decoder): a larger
+	// or hostile frame goes to a decoder of the reader's own, capped at
+	// dsh.DefaultMaxFrameBytes. Its own cap is archivedBlockMax, the size the blocks
+	// of archives made before lines were capped may reach; the window is capped with
+	// it, as a frame's window is only ever that frame's output here (DecodeAll).
+	if s.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(2), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(archivedBlockMax), zstd.WithDecoderMaxWindow(archivedBlockMax)); err != nil {
 		return fmt.Errorf("open archive: %w", err)
 	}
 	if s.zenc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(2)); err != nil {
@@ -189,7 +202,7 @@ func (s *Store) Close() error {
 	for _, stmt := range s.stmts {
 		errs = append(errs, stmt.Close())
 	}
-	if s.write != nil {
+	if s.write != nil && !s.readOnly { // a read-only Store's write is its read pool
 		_, _ = s.write.Exec(`PRAGMA optimize`)
 		errs = append(errs, s.write.Close())
 	}
