@@ -134,6 +134,7 @@ func importFlags(fs *flag.FlagSet) (*bool, *archive.ImportOptions) {
 	asJSON := fs.Bool("json", false, "print a JSON report")
 	fs.BoolVar(&o.Strict, "strict", false, "treat every record-level problem as corruption")
 	fs.BoolVar(&o.LenientHeaders, "lenient-headers", false, "accept headers without delegationDepth (pre-release writers)")
+	fs.BoolVar(&o.ReplaceDamaged, "replace-damaged", false, "let a source reported as damaged upstream replace the archived session even though it holds less (the archived version is kept as superseded lines)")
 	return asJSON, &o
 }
 

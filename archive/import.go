@@ -205,6 +205,15 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 		fr := s.importFile(ctx, f, fo, begun, readDone)
 		readDone.fire()
 		rep.Files = append(rep.Files, fr)
+		if fr.Error != nil && fr.Error.Kind == KindDiskFull {
+			// The WAL holds every page written since the last checkpoint, and a
+			// failed transaction leaves it as large as it grew: moving it into the
+			// database and truncating it gives the space back, so the files after this
+			// one can still fit.
+			if _, err := s.write.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+				s.Logger.Debug("checkpoint after a full disk failed", "err", err)
+			}
+		}
 	}
 	gone, err := s.markGone(ctx, d.Roots, d.Files)
 	if err != nil {
