@@ -18,7 +18,13 @@ type Options struct {
 	Strict bool
 	// Header options (lenient headers for pre-release writers).
 	Header HeaderOptions
-	// MaxFrameBytes bounds one decoded zstd frame; 0 means 512 MiB.
+	// MaxLineBytes bounds one logical line, without its newline; 0 means
+	// DefaultMaxLineBytes. A longer line is skipped without being held in memory and
+	// reported as a line-too-long problem, which is handled like any damaged record.
+	MaxLineBytes int
+	// MaxFrameBytes bounds one decoded zstd frame, and the window a frame may ask for;
+	// 0 means DefaultMaxFrameBytes. A larger frame is refused as frame-too-large
+	// without being decoded into memory.
 	MaxFrameBytes uint64
 	// Detached makes every Record own its memory (no buffer reuse between calls), so
 	// records can be handed to another goroutine while the reader reads ahead.
@@ -28,10 +34,34 @@ type Options struct {
 	CompactRows bool
 	// Decoder, when set, decodes frames instead of a decoder of the Reader's own: a
 	// zstd decoder is costly to create, and one can serve every file of an import
-	// (DecodeAll is safe for concurrent use). It must allow frames of MaxFrameBytes,
-	// and the Reader never closes it.
+	// (DecodeAll is safe for concurrent use). It is given only frames that scanning
+	// shows cannot decode to more than sharedFrameMax bytes, so its own limits need
+	// only allow that much; larger frames go to a bounded decoder of the Reader's
+	// own. The Reader never closes it.
 	Decoder *zstd.Decoder
 }
+
+// Limits on what one line and one frame may hold. dsh writes one event per line and
+// one frame per 200 ms write batch; the largest line in the real corpus is 67 KB.
+// The limits leave a wide margin over that while keeping an import's memory bounded
+// whatever the file: a line the importer takes costs about ten times its length in
+// memory on its way into the archive (decoded, blocked, compressed, bound to SQLite),
+// so a 16 MiB line keeps a whole `logbook import` near 210 MB at its peak.
+const (
+	// DefaultMaxLineBytes is the default Options.MaxLineBytes.
+	DefaultMaxLineBytes = 16 << 20
+	// DefaultMaxFrameBytes is the default Options.MaxFrameBytes: room for a line of
+	// the maximum length and a batch of ordinary records around it.
+	DefaultMaxFrameBytes = DefaultMaxLineBytes + 1<<20
+)
+
+// sharedFrameMax is the largest decoded size (by the scan's upper bound) of a frame
+// handed to Options.Decoder; see loadFrame.
+const sharedFrameMax = 4 << 20
+
+// errLineTooLong is nextLine's report that it skipped a line over the limit; the
+// Reader's tooLong says how long it was.
+var errLineTooLong = errors.New("line too long")
 
 // Cursor is a resumable position in a session file: everything before it has been
 // read and committed. Offset is physical (a line start in a plain file, a frame start
@@ -75,6 +105,13 @@ type Reader struct {
 	rd       recordDecoder
 	lineBuf  []byte
 	lineSlab []byte // detached lines are copied here (see keep)
+	maxLine  int
+	// lineOwned reports that the line nextLine returned is in a buffer the Reader
+	// lets go of (a long line, or a line of a large frame): a detached record can
+	// keep it without a copy.
+	lineOwned bool
+	tooLong   skippedLine // the line behind the last errLineTooLong
+	ownDec    *zstd.Decoder
 
 	// zstd state: the decoded frame being consumed.
 	frame      []byte
@@ -82,6 +119,7 @@ type Reader struct {
 	frameIdx   int
 	frameStart int64
 	frameTorn  bool
+	frameOwned bool // r.frame is let go of at the next frame (see loadFrame)
 
 	pos       Cursor // position after the last consumed line
 	committed Cursor
@@ -92,13 +130,17 @@ type Reader struct {
 // NewReader reads a session file from r. compressed selects the .jsonl.zstd container.
 func NewReader(r io.Reader, compressed bool, opts Options) *Reader {
 	if opts.MaxFrameBytes == 0 {
-		opts.MaxFrameBytes = 512 << 20
+		opts.MaxFrameBytes = DefaultMaxFrameBytes
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
 	br := bufio.NewReaderSize(r, 256<<10)
-	rd := &Reader{opts: opts, compressed: compressed, br: br, frameIdx: -1}
+	rd := &Reader{opts: opts, compressed: compressed, br: br, frameIdx: -1, maxLine: opts.MaxLineBytes}
 	rd.rd.detached = opts.Detached
 	rd.rd.compact = opts.CompactRows
 	rd.frames.r = br
+	rd.frames.max = opts.MaxFrameBytes
 	rd.result.LastSeq = -1
 	return rd
 }
@@ -121,6 +163,10 @@ func (r *Reader) Header() (*Header, error) {
 		return r.header, nil
 	}
 	line, complete, err := r.nextLine()
+	if errors.Is(err, errLineTooLong) {
+		r.fail(VerdictCorrupt, r.tooLongProblem(Cursor{}, "the header line"))
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -171,21 +217,29 @@ func (r *Reader) Next() (*Record, error) {
 	}
 	lineStart := r.pos
 	line, complete, err := r.nextLine()
+	if errors.Is(err, errLineTooLong) {
+		r.recordProblem(r.tooLongProblem(lineStart, "it"), lineStart)
+		r.release()
+		return nil, io.EOF
+	}
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case r.done:
+		r.release()
 		return nil, io.EOF
 	case line == nil:
 		r.finish()
+		r.release()
 		return nil, io.EOF
 	case !complete:
 		r.tornTail(lineStart, "the last line has no newline: a torn write")
+		r.release()
 		return nil, io.EOF
 	}
 	offset := r.problemOffset(lineStart)
-	if r.opts.Detached {
+	if r.opts.Detached && !r.lineOwned {
 		line = r.keep(line)
 	}
 	rec, p := r.rd.decode(line, r.pos.Line, offset)
@@ -197,6 +251,7 @@ func (r *Reader) Next() (*Record, error) {
 	}
 	if p != nil {
 		r.recordProblem(p, lineStart)
+		r.release()
 		return nil, io.EOF
 	}
 	rec.Offset = lineStart.LogicalOffset
@@ -289,6 +344,9 @@ func (r *Reader) recordProblem(p *Problem, at Cursor) {
 func (r *Reader) laterTurnEnd() bool {
 	for {
 		line, _, err := r.nextLine()
+		if errors.Is(err, errLineTooLong) {
+			continue // skipped unread: dsh's turn/end lines are small
+		}
 		if err != nil || line == nil {
 			return false
 		}
@@ -357,24 +415,51 @@ func (r *Reader) commitLine() {
 	}
 }
 
+// bigLine is the length past which a line's buffer is handed to the record that
+// holds the line (detached) or let go of at the next line, rather than kept for reuse.
+const bigLine = 1 << 20
+
 // nextLine returns the next logical line without its '\n'. complete is false for a
-// final line with no newline. A nil line means a clean end of input.
+// final line with no newline. A nil line means a clean end of input. A line longer
+// than MaxLineBytes is skipped without being held, and errLineTooLong returned.
 func (r *Reader) nextLine() ([]byte, bool, error) {
+	r.lineOwned = false
 	if r.compressed {
 		return r.nextFrameLine()
+	}
+	if cap(r.lineBuf) > bigLine {
+		r.lineBuf = nil // the last line was long; do not pin its buffer
 	}
 	r.lineBuf = r.lineBuf[:0]
 	for {
 		frag, err := r.br.ReadSlice('\n')
+		n := len(r.lineBuf) + len(frag)
+		if err == nil {
+			n-- // the newline
+		}
+		if n > r.maxLine {
+			return nil, false, r.skipLine(int64(len(r.lineBuf)+len(frag)), err)
+		}
 		if err == nil && len(r.lineBuf) == 0 {
 			r.advance(int64(len(frag)))
 			return frag[:len(frag)-1], true, nil
+		}
+		if len(r.lineBuf)+len(frag) > cap(r.lineBuf) {
+			// Double by hand: append's slower growth for large slices copies more,
+			// and the limit caps the buffer at the longest allowed line.
+			grown := make([]byte, len(r.lineBuf), min(max(2*cap(r.lineBuf), len(r.lineBuf)+len(frag)), r.maxLine+1))
+			copy(grown, r.lineBuf)
+			r.lineBuf = grown
 		}
 		r.lineBuf = append(r.lineBuf, frag...)
 		switch {
 		case err == nil:
 			r.advance(int64(len(r.lineBuf)))
-			return r.lineBuf[:len(r.lineBuf)-1], true, nil
+			line := r.lineBuf[:len(r.lineBuf)-1]
+			if r.opts.Detached && len(line) > bigLine {
+				r.lineOwned, r.lineBuf = true, nil // the record keeps the buffer
+			}
+			return line, true, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case err == io.EOF:
@@ -386,6 +471,51 @@ func (r *Reader) nextLine() ([]byte, bool, error) {
 			return nil, false, fmt.Errorf("read: %w", err)
 		}
 	}
+}
+
+// skippedLine describes a line skipped for its length.
+type skippedLine struct {
+	length  int64 // bytes, without the newline
+	newline bool  // false when the input ended inside the line
+}
+
+// skipLine reads past the rest of a line that is over the limit, holding none of it.
+// read bytes of it are consumed already, the last ReadSlice having returned err.
+func (r *Reader) skipLine(read int64, err error) error {
+	r.lineBuf = r.lineBuf[:0]
+	for err != nil {
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			if err != io.EOF {
+				return fmt.Errorf("read: %w", err)
+			}
+			break
+		}
+		var frag []byte
+		frag, err = r.br.ReadSlice('\n')
+		read += int64(len(frag))
+	}
+	r.tooLong = skippedLine{length: read, newline: err == nil}
+	if err == nil {
+		r.tooLong.length--
+	}
+	r.advance(read)
+	return errLineTooLong
+}
+
+// tooLongProblem reports the line skipped by the last errLineTooLong, which began at
+// position at; what names it in the message ("the header line", "it").
+func (r *Reader) tooLongProblem(at Cursor, what string) *Problem {
+	sk := r.tooLong
+	where := fmt.Sprintf("byte %d", at.Offset)
+	if r.compressed {
+		where = fmt.Sprintf("byte %d of the decompressed log (frame %d at byte %d)", at.LogicalOffset, r.frameIdx, r.frameStart)
+	}
+	msg := fmt.Sprintf("line %d at %s is %d bytes long, over the limit of %d bytes; %s was skipped without being read into memory",
+		at.Line+1, where, sk.length, r.maxLine, what)
+	if !sk.newline {
+		msg += " (the file ends inside it, with no newline)"
+	}
+	return &Problem{Kind: KindLineTooLong, Line: at.Line + 1, Offset: r.problemOffset(at), Message: msg}
 }
 
 func (r *Reader) advance(n int64) {
@@ -424,8 +554,20 @@ func (r *Reader) nextFrameLine() ([]byte, bool, error) {
 		r.pos.Offset = r.frames.offset
 		r.pos.Frame = r.frameIdx + 1
 	}
+	if i > r.maxLine {
+		// Possible only with a line limit below the frame limit; the frame is in
+		// memory already, but the line goes no further.
+		r.tooLong = skippedLine{length: int64(i), newline: true}
+		return nil, false, errLineTooLong
+	}
+	r.lineOwned = r.frameOwned
 	return rest[:i], true, nil
 }
+
+// frameReuseMax is the largest decoded frame buffer reused for the next frame. A
+// larger one is let go of: its lines go to detached records as they are, and one big
+// frame does not pin its size for the rest of the file.
+const frameReuseMax = 1 << 20
 
 // loadFrame reads and decodes the next frame. It sets r.frame to nil at a clean end.
 func (r *Reader) loadFrame() error {
@@ -436,20 +578,27 @@ func (r *Reader) loadFrame() error {
 	// take the next one: a fresh buffer per frame was as many bytes allocated as the
 	// file holds. The header frame's is never reused, as the header keeps its line.
 	var reuse []byte
-	if r.opts.Detached && r.frameIdx > 1 {
+	if r.opts.Detached && r.frameIdx > 1 && !r.frameOwned {
 		reuse = r.frame[:0]
 	}
-	r.frame, r.framePos = nil, 0
+	r.frame, r.framePos, r.frameOwned = nil, 0, false
 	line := r.pos.Line + 1
+	info := r.frames.info
 	switch {
 	case err == io.EOF:
 		return nil
 	case errors.Is(err, errTornFrame):
 		r.frameTorn = true
-		r.frame = r.decodePartial(raw)
+		var p *Problem
+		r.frame, p = r.decodePartial(raw, info, line, start)
+		r.frameOwned = true
 		if r.frameIdx == 0 {
 			r.fail(VerdictCorrupt, &Problem{Kind: KindBadHeader, Line: 1, Offset: start,
 				Message: "the header frame is incomplete: the file ends inside frame 0"})
+			return nil
+		}
+		if p != nil {
+			r.dropTail(VerdictRecovered, p)
 			return nil
 		}
 		if len(r.frame) == 0 {
@@ -461,24 +610,29 @@ func (r *Reader) loadFrame() error {
 	case err != nil:
 		var fe *frameError
 		if errors.As(err, &fe) {
+			if fe.tooLarge {
+				p := r.frameTooLarge(line, start, "%s; it was refused without being decoded", fe.msg)
+				if fe.torn && r.frameIdx > 0 {
+					// The final frame, cut short: an uncommitted tail, as any torn frame.
+					p.Message += " (the file ends inside it, so it is an uncommitted tail)"
+					r.dropTail(VerdictRecovered, p)
+					return nil
+				}
+				r.fail(VerdictCorrupt, p)
+				return nil
+			}
 			r.fail(VerdictCorrupt, &Problem{Kind: KindBadFrame, Line: line, Offset: start,
 				Message: fmt.Sprintf("frame %d: %s", r.frameIdx, fe.msg)})
 			return nil
 		}
 		return fmt.Errorf("read frame %d: %w", r.frameIdx, err)
 	}
-	if r.zdec == nil && r.opts.Decoder != nil {
-		r.zdec = r.opts.Decoder
-	}
-	if r.zdec == nil {
-		r.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderMaxMemory(r.opts.MaxFrameBytes), zstd.IgnoreChecksum(false))
-		if err != nil {
-			return fmt.Errorf("zstd decoder: %w", err)
-		}
-	}
-	out, err := r.zdec.DecodeAll(raw, reuse)
-	if err != nil {
+	out, err := r.decodeFrame(raw, info, reuse)
+	switch {
+	case errors.Is(err, zstd.ErrDecoderSizeExceeded) || (err == nil && uint64(len(out)) > r.opts.MaxFrameBytes):
+		r.fail(VerdictCorrupt, r.frameTooLarge(line, start, "decodes to more than %d bytes (the limit); decoding stopped there", r.opts.MaxFrameBytes))
+		return nil
+	case err != nil:
 		kind, what := KindBadFrame, "cannot be decompressed"
 		if errors.Is(err, zstd.ErrCRCMismatch) {
 			kind, what = KindBadChecksum, "fails its content checksum"
@@ -499,6 +653,7 @@ func (r *Reader) loadFrame() error {
 		return nil
 	}
 	r.frame = out
+	r.frameOwned = cap(out) > frameReuseMax
 	if len(out) == 0 {
 		// An empty frame holds no records; it is committed as it stands.
 		r.pos.Offset = r.frames.offset
@@ -508,22 +663,101 @@ func (r *Reader) loadFrame() error {
 	return nil
 }
 
-// decodePartial stream-decodes what survives of a torn frame and keeps only complete
-// lines, as dsh's repair does.
-func (r *Reader) decodePartial(raw []byte) []byte {
-	zr, err := zstd.NewReader(bytes.NewReader(raw), zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderMaxMemory(r.opts.MaxFrameBytes))
+// frameTooLarge is the problem of a frame refused for its decoded size.
+func (r *Reader) frameTooLarge(line, start int64, format string, args ...any) *Problem {
+	return &Problem{Kind: KindFrameTooLarge, Line: line, Offset: start,
+		Message: fmt.Sprintf("frame %d at byte %d ", r.frameIdx, start) + fmt.Sprintf(format, args...)}
+}
+
+// decodeFrame decodes one complete frame. A frame the scan shows to be small goes
+// to the shared decoder. A larger one goes to the Reader's own, whose output is
+// capped at MaxFrameBytes, into a buffer sized from the scan's bound (never from
+// the frame's own claims) so it never grows: a bomb is stopped at the cap.
+func (r *Reader) decodeFrame(raw []byte, info frameInfo, reuse []byte) ([]byte, error) {
+	if info.upper <= min(sharedFrameMax, r.opts.MaxFrameBytes) {
+		if r.opts.Decoder != nil {
+			return r.opts.Decoder.DecodeAll(raw, reuse)
+		}
+		if r.zdec == nil {
+			var err error
+			if r.zdec, err = newBoundedDecoder(sharedFrameMax); err != nil {
+				return nil, err
+			}
+		}
+		return r.zdec.DecodeAll(raw, reuse)
+	}
+	if r.ownDec == nil {
+		var err error
+		if r.ownDec, err = newBoundedDecoder(r.opts.MaxFrameBytes); err != nil {
+			return nil, err
+		}
+	}
+	// One block of headroom: the block that passes the cap is decoded in place and
+	// then refused, instead of growing the buffer first.
+	size := min(info.upper, r.opts.MaxFrameBytes) + maxBlockSize + 64
+	return r.ownDec.DecodeAll(raw, make([]byte, 0, size))
+}
+
+// newBoundedDecoder makes a one-goroutine decoder that refuses to decode more than
+// max bytes or to use a window larger than that.
+func newBoundedDecoder(max uint64) (*zstd.Decoder, error) {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(max), zstd.WithDecoderMaxWindow(max), zstd.IgnoreChecksum(false))
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("zstd decoder: %w", err)
+	}
+	return d, nil
+}
+
+// decodePartial stream-decodes what survives of a torn frame and keeps only complete
+// lines, as dsh's repair does. Output past MaxFrameBytes is refused (the problem is
+// returned), never held.
+func (r *Reader) decodePartial(raw []byte, info frameInfo, line, start int64) ([]byte, *Problem) {
+	max := r.opts.MaxFrameBytes
+	zr, err := zstd.NewReader(bytes.NewReader(raw), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(max), zstd.WithDecoderMaxWindow(max))
+	if err != nil {
+		return nil, nil
 	}
 	defer zr.Close()
-	var out bytes.Buffer
-	_, _ = io.Copy(&out, zr) // an error is expected: the frame is cut short
-	b := out.Bytes()
-	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-		return b[:i+1]
+	// The scan bounds what the blocks read so far decode to, plus the block cut short.
+	// WriteTo, not Read: it passes on each block as it is decoded, before the frame's
+	// cut-short end is met.
+	out := &cappedBuffer{b: make([]byte, 0, min(info.upper+maxBlockSize, max)), max: int(max)}
+	_, err = zr.WriteTo(out) // an error is expected: the frame is cut short
+	if errors.Is(err, errFrameOverCap) {
+		return nil, r.frameTooLarge(line, start, "decodes to more than %d bytes (the limit) before the end of the file cuts it short; it was dropped", max)
 	}
-	return nil
+	b := out.b
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		return b[:i+1], nil
+	}
+	return nil, nil
+}
+
+// errFrameOverCap is cappedBuffer's refusal of bytes past its limit.
+var errFrameOverCap = errors.New("frame over the size limit")
+
+// cappedBuffer collects at most max bytes and refuses any more.
+type cappedBuffer struct {
+	b   []byte
+	max int
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if len(c.b)+len(p) > c.max {
+		return 0, errFrameOverCap
+	}
+	c.b = append(c.b, p...)
+	return len(p), nil
+}
+
+// release lets go of the Reader's buffers once it has nothing more to return, so a
+// finished reader whose records are still queued holds no more than they do.
+func (r *Reader) release() {
+	r.frame, r.frameOwned, r.framePos = nil, false, 0
+	r.lineBuf, r.lineSlab = nil, nil
+	r.frames.buf = nil
 }
 
 // Close releases the decoder.
@@ -531,6 +765,10 @@ func (r *Reader) Close() {
 	if r.zdec != nil && r.zdec != r.opts.Decoder {
 		r.zdec.Close()
 		r.zdec = nil
+	}
+	if r.ownDec != nil {
+		r.ownDec.Close()
+		r.ownDec = nil
 	}
 }
 

@@ -39,6 +39,14 @@ const (
 	KindSeqGap             Kind = "seq-gap"
 	KindSeedLength         Kind = "bad-seed-length"
 	KindIOError            Kind = "io-error"
+	// KindLineTooLong is a line longer than the reader's limit (Options.MaxLineBytes):
+	// it is skipped without being held in memory, and treated as a damaged record.
+	KindLineTooLong Kind = "line-too-long"
+	// KindFrameTooLarge is a zstd frame that decodes (or declares it decodes, or
+	// needs a window) past the reader's limit (Options.MaxFrameBytes): a
+	// decompression bomb, or a frame no dsh writer produces. It is refused without
+	// being decoded into memory.
+	KindFrameTooLarge Kind = "frame-too-large"
 
 	// Warnings: reported, never fatal.
 	KindIdentityMismatch Kind = "identity-mismatch"
