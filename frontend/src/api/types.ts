@@ -3,7 +3,7 @@
 
 export interface Tokens { input: number; output: number; reasoning: number; cache_read: number }
 
-export type Health = 'ok' | 'recovered' | 'corrupt' | 'gone';
+export type Health = 'ok' | 'recovered' | 'corrupt' | 'gone' | 'damaged';
 
 export interface Session {
   id: string; agent: string; title: string; title_source?: string;

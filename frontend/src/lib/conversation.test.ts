@@ -266,6 +266,17 @@ describe('sessionProblems', () => {
     expect(p).toEqual([{ tone: 'warn', kind: 'tail', text: 'The log ends mid-turn: x.', detail: problems[0].message }]);
     expect(sessionProblems({ session, files: [], problems }, null)[0].text).toContain('interrupted-tail: line 5350');
   });
+  it('says a session damaged upstream is the last good version, once', () => {
+    const problems = [
+      { kind: 'bad-json', line: 1000, offset: 5, message: 'line 1000 is not valid JSON' },
+      { kind: 'damaged-upstream', line: 1000, offset: 5, message: 'the file changed in lines already archived and now reads as corrupt' },
+    ];
+    const p = sessionProblems({ session: { ...session, health: 'damaged' }, files: [], problems }, null);
+    expect(p[0]).toMatchObject({ tone: 'err', kind: 'verdict' });
+    expect(p[0].text).toContain('damaged upstream');
+    expect(p[0].text).toContain('last good version');
+    expect(p.filter((x) => x.text.includes('changed in lines already archived'))).toHaveLength(1);
+  });
   it('marks corrupt logs as errors and caps the warnings', () => {
     const problems = Array.from({ length: 9 }, (_, i) => ({ kind: 'w', line: i + 1, offset: 0, message: 'm' + i }));
     const p = sessionProblems({ session: { ...session, health: 'corrupt' }, files: [], problems }, null, 3);

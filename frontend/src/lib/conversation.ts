@@ -622,6 +622,10 @@ export function sessionProblems(
     out.push({ tone: 'warn', kind: 'verdict', text: `This log was recovered${why ? `: ${why}` : ''}. Its damaged tail was left out; everything before it is intact.` });
   } else if (h === 'gone') {
     out.push({ tone: 'warn', kind: 'verdict', text: 'The original log file is gone upstream; this archived copy is all that is left.' });
+  } else if (h === 'damaged') {
+    const p = problems.find((x) => x.kind === 'damaged-upstream');
+    if (p) said.add(p.message);
+    out.push({ tone: 'err', kind: 'verdict', text: `The log file was damaged upstream after it was archived${p ? `: ${p.message}` : ''}. This is the last good version, kept whole.` });
   }
   // The importer's interrupted-tail warning says what the tail line says: keep it as its detail.
   const tailWarn = tail ? problems.find((p) => p.kind === 'interrupted-tail' && !said.has(p.message)) : undefined;

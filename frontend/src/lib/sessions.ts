@@ -23,11 +23,14 @@ export const healthLabels: Record<HealthFilter, string> = {
   recovered: 'Recovered',
   corrupt: 'Corrupt',
   gone: 'Gone upstream',
+  damaged: 'Damaged upstream',
 };
 
 /** The label of a health value as the badge shows it. */
 export function healthLabel(h: Health | string): string {
-  return h === 'gone' ? 'gone upstream' : h;
+  if (h === 'gone') return 'gone upstream';
+  if (h === 'damaged') return 'damaged upstream';
+  return h;
 }
 
 /** What a session row shows as its title: the title, else the short id. */
