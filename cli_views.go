@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -183,7 +182,8 @@ func printTranscript(w io.Writer, sess archive.Session, msgs []archive.Message, 
 func cmdExport(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	format := fs.String("format", "jsonl", "export format: jsonl")
-	out := fs.String("o", "", "write to FILE instead of standard output")
+	out := fs.String("o", "", "write to FILE instead of standard output (never over an existing file without --force)")
+	force := fs.Bool("force", false, "with -o: replace an existing FILE (or link)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -206,9 +206,9 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var w io.Writer = e.stdout
-	var f *os.File
+	var f *outFile
 	if *out != "" {
-		if f, err = os.Create(*out); err != nil {
+		if f, err = createOut(*out, *force); err != nil {
 			return err
 		}
 		w = f
@@ -219,15 +219,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		err = ferr
 	}
 	if f != nil {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		// Drop a partial export, but never unlink a device or pipe (-o /dev/stdout).
-		if err != nil {
-			if fi, serr := os.Stat(*out); serr == nil && fi.Mode().IsRegular() {
-				_ = os.Remove(*out)
-			}
-		}
+		err = f.finish(err)
 	}
 	return err
 }

@@ -290,6 +290,47 @@ func TestImportCorpus(t *testing.T) {
 		assert.True(t, bytes.Equal(want, got), "export differs from zstd -dc: got %d bytes, want %d", len(got), len(want))
 	})
 
+	t.Run("export -o never overwrites or writes through a link without --force", func(t *testing.T) {
+		dir := t.TempDir()
+		existing := filepath.Join(dir, "existing.jsonl")
+		require.NoError(t, os.WriteFile(existing, []byte("precious"), 0o644))
+		r := cliData(t, data, "export", corpusSessionID, "-o", existing)
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stderr, "already exists: add --force")
+		got, _ := os.ReadFile(existing)
+		assert.Equal(t, "precious", string(got))
+
+		target := filepath.Join(dir, "target.txt")
+		require.NoError(t, os.WriteFile(target, []byte("link target"), 0o644))
+		link := filepath.Join(dir, "link.jsonl")
+		require.NoError(t, os.Symlink(target, link))
+		r = cliData(t, data, "export", corpusSessionID, "-o", link)
+		assert.Equal(t, 1, r.code)
+		assert.Contains(t, r.stderr, "symbolic link")
+		got, _ = os.ReadFile(target)
+		assert.Equal(t, "link target", string(got), "nothing is written through the link")
+
+		r = cliData(t, data, "export", corpusSessionID, "-o", link, "--force")
+		require.Equal(t, 0, r.code, r.stderr)
+		got, _ = os.ReadFile(target)
+		assert.Equal(t, "link target", string(got), "--force replaces the link, not its target")
+		fi, err := os.Lstat(link)
+		require.NoError(t, err)
+		assert.True(t, fi.Mode().IsRegular(), "the link became the exported file")
+		got, _ = os.ReadFile(link)
+		assert.True(t, bytes.Equal(want, got))
+
+		r = cliData(t, data, "export", corpusSessionID, "-o", existing, "--force")
+		require.Equal(t, 0, r.code, r.stderr)
+		got, _ = os.ReadFile(existing)
+		assert.True(t, bytes.Equal(want, got))
+		left, _ := filepath.Glob(filepath.Join(dir, ".*tmp-*"))
+		assert.Empty(t, left, "no temporary file is left behind")
+
+		r = cliData(t, data, "export", corpusSessionID, "-o", "/dev/null")
+		assert.Equal(t, 0, r.code, "a device is written directly: %s", r.stderr)
+	})
+
 	t.Run("export stdout", func(t *testing.T) {
 		r := cliData(t, data, "export", "--format", "jsonl", corpusSessionID)
 		require.Equal(t, 0, r.code, r.stderr)
@@ -307,9 +348,13 @@ func TestImportDirectoryMixed(t *testing.T) {
 	corruptPath := writeCase(t, root, "session-corrupt", corrupt)
 	unsupportedPath := writeCase(t, root, "session-unsupported", unsupported)
 
-	rep := mustJSON[map[string]any](t, data, "import", "--json", root)
+	r := cliData(t, data, "import", "--json", root)
+	assert.Equal(t, 1, r.code, "a corrupt or unsupported file makes import exit 1: %s", r.stderr)
+	rep := decode[map[string]any](t, r.stdout)
 	files := fileByPath(t, rep)
 	require.Len(t, files, 3, "%v", files)
+	onlyGood := cliData(t, t.TempDir(), "import", "--json", goodPath)
+	assert.Equal(t, 0, onlyGood.code, "every file ok: exit 0: %s", onlyGood.stderr)
 
 	tests := []struct {
 		name    string
@@ -363,12 +408,12 @@ func TestImportDirectoryMixed(t *testing.T) {
 	assert.EqualValues(t, good.Events(), ids[good.ID()]["events"])
 
 	// The text report names each verdict too.
-	r := cliData(t, data, "import", root)
-	require.Equal(t, 0, r.code, r.stderr)
+	r = cliData(t, data, "import", root)
+	require.Equal(t, 1, r.code, r.stderr)
 	for _, v := range []string{"ok", "corrupt", "unsupported"} {
 		assert.Contains(t, r.stdout, v)
 	}
-	assert.Contains(t, r.stdout, "3 files: 1 ok, 0 recovered, 1 corrupt, 1 unsupported")
+	assert.Contains(t, r.stdout, "3 files: 1 ok, 0 recovered, 1 corrupt, 1 unsupported, 0 failed")
 }
 
 func TestCheckMalformations(t *testing.T) {
