@@ -79,6 +79,9 @@ func (s *Store) Open(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open archive: %w", err)
 	}
+	if err := ownerOnly(abs); err != nil {
+		return fmt.Errorf("open archive: %w", err)
+	}
 	if err := createWithLargePages(abs); err != nil {
 		return fmt.Errorf("open archive: %w", err)
 	}
@@ -154,6 +157,31 @@ func (s *Store) prepare(ctx context.Context) error {
 // txStmt binds the prepared statement name to tx; close it when done.
 func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, name string) *sql.Stmt {
 	return tx.StmtContext(ctx, s.stmts[name])
+}
+
+// ownerOnly makes the archive file readable by its owner alone (0600), creating it
+// empty if it does not exist: sessions hold prompts, code and often secrets, and a
+// data directory is not always 0700. SQLite gives the WAL and shared-memory files
+// the database file's permissions, so they follow. Files of an older archive that
+// were made 0644 are narrowed too.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // pageSize is the page size of new archives. SQLite's default of 4 KiB makes a

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -117,4 +118,34 @@ func TestPackedText(t *testing.T) {
 	_, err = d.Exec(`UPDATE messages SET text = ? WHERE seq = ?`, enc.EncodeAll([]byte(long), nil), seq)
 	require.NoError(t, err)
 	assert.Equal(t, long, text(), "a zstd-packed text of an earlier version")
+}
+
+// TestArchiveFilesAreOwnerOnly checks that the database, its WAL and shared-memory
+// files are 0600 whatever the umask, and that an older archive's 0644 files are
+// narrowed when it is opened.
+func TestArchiveFilesAreOwnerOnly(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "logbook.db")
+	s := archive.New(path)
+	require.NoError(t, s.Open(ctx))
+	b := twoTurns("session-perm")
+	p := sessionFile(t, t.TempDir(), "session-perm", false)
+	writeFile(t, p, b.plain())
+	importOne(t, s, p)
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(f)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), f)
+	}
+	require.NoError(t, s.Close())
+
+	require.NoError(t, os.Chmod(path, 0o644))
+	s = archive.New(path)
+	require.NoError(t, s.Open(ctx))
+	defer s.Close()
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "an older archive is narrowed")
 }
