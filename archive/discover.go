@@ -1,11 +1,16 @@
 package archive
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+
+	"github.com/logbook/logbook/archive/dsh"
 )
 
 // V0 artifact names inside a dsh session folder.
@@ -49,14 +54,85 @@ func isSessionFile(name string) bool {
 type Discovered struct {
 	Files  []string          // absolute paths of session files, sorted
 	Roots  []string          // folders that were walked (for "gone upstream" checks)
-	Errors map[string]string // path → why it could not be read
+	Errors map[string]string // path → why it could not be read (the message of its Problem)
+	// Problems holds, for every path in Errors, why as a problem with a stable kind:
+	// not-regular-file for a named pipe, device or socket (named on the command line,
+	// or named like a session file inside a walked root), io-error otherwise.
+	Problems map[string]*dsh.Problem
+}
+
+// ErrNotRegular is matched (errors.Is) by every *NotRegularError.
+var ErrNotRegular = errors.New("not a regular file")
+
+// NotRegularError reports a path that is not a regular file. Such a path is never
+// opened for reading: opening a named pipe blocks until a writer comes, and a device
+// such as /dev/zero never ends.
+type NotRegularError struct {
+	Path string
+	What string // what it is instead: "a named pipe (FIFO)", "a character device", …
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s: is %s, not a regular file; it was not read", e.Path, e.What)
+}
+
+// Is makes errors.Is(err, ErrNotRegular) hold.
+func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular }
+
+// fileKind names what a non-regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "an irregular file"
+}
+
+// openRegular opens a session file for reading, refusing anything that is not a
+// regular file (a *NotRegularError) without blocking on it: the path is checked
+// before it is opened, it is opened non-blocking in case it was swapped for a named
+// pipe in between, and the opened file is checked again.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, &NotRegularError{Path: path, What: fileKind(fi.Mode())}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err = f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, &NotRegularError{Path: path, What: fileKind(fi.Mode())}
+	}
+	return f, fi, nil
 }
 
 // Discover expands paths (dsh roots, session folders or single files) into the
 // session files below them. A single file is taken whatever its name, so a user can
 // point at a renamed log; folders are walked for session.jsonl / session.jsonl.zstd.
+// Only regular files are taken (a symbolic link counts as what it points to): a
+// named pipe, device or socket is reported in Errors and Problems instead.
 func Discover(paths []string) Discovered {
-	d := Discovered{Errors: map[string]string{}}
+	d := Discovered{Errors: map[string]string{}, Problems: map[string]*dsh.Problem{}}
 	seen := map[string]bool{}
 	add := func(p string) {
 		if !seen[p] {
@@ -64,18 +140,29 @@ func Discover(paths []string) Discovered {
 			d.Files = append(d.Files, p)
 		}
 	}
+	fail := func(p string, kind dsh.Kind, why string) {
+		d.Errors[p] = why
+		d.Problems[p] = &dsh.Problem{Kind: kind, Offset: -1, Message: p + ": " + why}
+	}
+	notRegular := func(p string, m fs.FileMode) {
+		fail(p, KindNotRegular, fmt.Sprintf("is %s, not a regular file; it was not read", fileKind(m)))
+	}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			d.Errors[p] = err.Error()
+			fail(p, dsh.KindIOError, err.Error())
 			continue
 		}
 		fi, err := os.Stat(abs)
 		if err != nil {
-			d.Errors[abs] = err.Error()
+			fail(abs, dsh.KindIOError, err.Error())
 			continue
 		}
 		if !fi.IsDir() {
+			if !fi.Mode().IsRegular() {
+				notRegular(abs, fi.Mode())
+				continue
+			}
 			add(abs)
 			continue
 		}
@@ -83,15 +170,30 @@ func Discover(paths []string) Discovered {
 		_ = filepath.WalkDir(abs, func(path string, e fs.DirEntry, err error) error {
 			if err != nil {
 				if path != abs {
-					d.Errors[path] = err.Error()
+					fail(path, dsh.KindIOError, err.Error())
 				}
 				if e != nil && e.IsDir() {
 					return fs.SkipDir
 				}
 				return nil
 			}
-			if e.Type().IsRegular() && isSessionFile(e.Name()) {
+			if e.IsDir() || !isSessionFile(e.Name()) {
+				return nil
+			}
+			if e.Type().IsRegular() {
 				add(path)
+				return nil
+			}
+			// A session file that is not a plain file: follow a symbolic link, and
+			// report anything that is not (or does not lead to) a regular file.
+			fi, err := os.Stat(path)
+			switch {
+			case err != nil:
+				fail(path, dsh.KindIOError, err.Error())
+			case fi.Mode().IsRegular():
+				add(path)
+			default:
+				notRegular(path, fi.Mode())
 			}
 			return nil
 		})
