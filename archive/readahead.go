@@ -23,27 +23,96 @@ type ahead struct {
 	problem *dsh.Problem // what decodeAhead could not read
 }
 
+// readAheadBytes bounds the bytes a pipeline holds in records read ahead of the
+// writer (as recordBytes counts them). Counting records alone let a run of
+// multi-MiB lines queue gigabytes; ordinary records (about 1 KiB) never reach it.
+// A record larger than the whole budget still passes, alone.
+const readAheadBytes = 8 << 20
+
+// recordBytes estimates the memory a record and its prepared work hold: its line,
+// about as much again for what prepare decodes from it, and its events.
+func recordBytes(rec *dsh.Record) int64 {
+	if rec == nil {
+		return 0
+	}
+	return 2*int64(len(rec.Raw)) + 256*int64(len(rec.Events)) + 256
+}
+
+// byteBudget is a count of bytes that acquire waits for and release gives back.
+type byteBudget struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	used   int64
+	max    int64
+	closed bool
+}
+
+func newByteBudget(max int64) *byteBudget {
+	b := &byteBudget{max: max}
+	b.cond.L = &b.mu
+	return b
+}
+
+// acquire waits until n bytes fit (or nothing is held: one record larger than the
+// budget must still pass). It returns false once the budget is closed.
+func (b *byteBudget) acquire(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for !b.closed && b.used > 0 && b.used+n > b.max {
+		b.cond.Wait()
+	}
+	if b.closed {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *byteBudget) release(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// close wakes every acquire and makes it fail.
+func (b *byteBudget) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
 // readAhead reads r on one goroutine, which must use Detached records, and passes
 // each record to prepare on a second one: decoding and checking are each about as
 // much work as the writer's, so as one stage they made the reader the slowest of
 // the three. finished is called when the reading goroutine ends, so the next file
 // can start reading while this one's last records are still being prepared. The
-// channel ends with an item carrying io.EOF or an error. stop ends both goroutines
+// channel ends with an item carrying io.EOF or an error. stop ends the goroutines
 // early and waits for them, so the reader is never used after stop returns.
+//
+// The records between the reader and the writer hold at most readAheadBytes (see
+// byteBudget): a third goroutine hands them over one at a time on an unbuffered
+// channel and gives back their bytes once the writer has taken each.
 func readAhead(r *dsh.Reader, prepare func(*dsh.Record) ahead, finished func()) (<-chan readItem, func()) {
 	read := make(chan readItem, 256)
-	// A deep channel lets the reader run through a small file (a few hundred records)
-	// while the writer waits for the previous file's last block; records are small,
-	// so even a large session keeps only a few MiB in it.
-	items := make(chan readItem, 1024)
+	// A deep queue lets the reader run through a small file (a few hundred records)
+	// while the writer waits for the previous file's last block; the byte budget
+	// keeps a run of large records from filling it with gigabytes.
+	prepared := make(chan readItem, 1024)
+	items := make(chan readItem)
 	quit := make(chan struct{})
+	budget := newByteBudget(readAheadBytes)
 	var done sync.WaitGroup
-	done.Add(2)
+	done.Add(3)
 	go func() {
 		defer done.Done()
 		defer finished()
 		for {
 			rec, err := r.Next()
+			if !budget.acquire(recordBytes(rec)) {
+				return
+			}
 			select {
 			case read <- readItem{rec: rec, committed: r.Committed(), err: err}:
 			case <-quit:
@@ -67,10 +136,30 @@ func readAhead(r *dsh.Reader, prepare func(*dsh.Record) ahead, finished func()) 
 				it.ahead = prepare(it.rec)
 			}
 			select {
+			case prepared <- it:
+			case <-quit:
+				return
+			}
+			if it.err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		defer done.Done()
+		for {
+			var it readItem
+			select {
+			case it = <-prepared:
+			case <-quit:
+				return
+			}
+			select {
 			case items <- it:
 			case <-quit:
 				return
 			}
+			budget.release(recordBytes(it.rec))
 			if it.err != nil {
 				return
 			}
@@ -81,6 +170,7 @@ func readAhead(r *dsh.Reader, prepare func(*dsh.Record) ahead, finished func()) 
 		if !once {
 			once = true
 			close(quit)
+			budget.close()
 			done.Wait()
 		}
 	}
