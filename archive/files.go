@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -109,26 +110,126 @@ func (s *Store) saveProblems(ctx context.Context, tx *sql.Tx, fileID int64, fata
 	return nil
 }
 
+// blobChunkBytes is how many of the original bytes one file_blob_chunks row holds:
+// keeping a file's bytes needs about twice this in memory, whatever the file's size.
+const blobChunkBytes = 4 << 20
+
 // saveBlob keeps the file's bytes from offset on, zstd-compressed, so bytes that could
-// not be imported as records are never lost.
+// not be imported as records are never lost. They are read, compressed and stored in
+// chunks of blobChunkBytes (see migration 0004), never held whole.
 func saveBlob(ctx context.Context, tx *sql.Tx, f *os.File, fileID int64, kind string, from int64, now int64) error {
-	var buf bytes.Buffer
-	zw, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedDefault))
-	if err != nil {
-		return err
-	}
-	n, err := io.Copy(zw, io.NewSectionReader(f, from, 1<<62))
-	if err != nil {
-		return fmt.Errorf("read bytes to keep: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `
-		INSERT INTO file_blobs (file_id, generation, kind, offset, size, data, created_at)
-		VALUES (?, (SELECT generation FROM files WHERE id = ?), ?, ?, ?, ?, ?)
+	var gen int64
+	err := tx.QueryRowContext(ctx, `
+		INSERT INTO file_blobs (file_id, generation, kind, offset, size, data, chunks, created_at)
+		VALUES (?, (SELECT generation FROM files WHERE id = ?), ?, ?, 0, x'', 0, ?)
 		ON CONFLICT (file_id, generation, kind) DO UPDATE SET
-			offset = excluded.offset, size = excluded.size, data = excluded.data, created_at = excluded.created_at`,
-		fileID, fileID, kind, from, n, buf.Bytes(), now)
+			offset = excluded.offset, size = 0, data = x'', chunks = 0, created_at = excluded.created_at
+		RETURNING generation`,
+		fileID, fileID, kind, from, now).Scan(&gen)
+	if err != nil {
+		return fmt.Errorf("keep bytes: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM file_blob_chunks WHERE file_id = ? AND generation = ? AND kind = ?`,
+		fileID, gen, kind); err != nil {
+		return fmt.Errorf("keep bytes: %w", err)
+	}
+	// One frame per chunk: the chunks concatenated are one zstd stream, and a reader
+	// needs one chunk in memory at a time.
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
+		zstd.WithLowerEncoderMem(true))
+	if err != nil {
+		return err
+	}
+	defer enc.Close()
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO file_blob_chunks (file_id, generation, kind, seq, data) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("keep bytes: %w", err)
+	}
+	defer stmt.Close()
+	src := io.NewSectionReader(f, from, 1<<62)
+	buf := make([]byte, blobChunkBytes)
+	var z []byte
+	var size, chunks int64
+	for {
+		n, rerr := io.ReadFull(src, buf)
+		if n > 0 {
+			z = enc.EncodeAll(buf[:n], z[:0])
+			if _, err := stmt.ExecContext(ctx, fileID, gen, kind, chunks, z); err != nil {
+				return fmt.Errorf("keep bytes %d-%d: %w", from+size, from+size+int64(n), err)
+			}
+			size += int64(n)
+			chunks++
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		}
+		if rerr != nil {
+			return fmt.Errorf("read bytes to keep: %w", rerr)
+		}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE file_blobs SET size = ?, chunks = ? WHERE file_id = ? AND generation = ? AND kind = ?`,
+		size, chunks, fileID, gen, kind)
 	return err
+}
+
+// KeptBytes writes the bytes of a file that were kept because they could not be
+// imported as records, of the file's latest generation: kind "original" (a corrupt or
+// unsupported file: all of it), "tail" (a dropped torn or uncommitted tail), or any
+// other kind saveBlob was given. It
+// returns the offset in the file the bytes start at, or ErrNotFound when none are
+// kept. The bytes are streamed, one stored chunk at a time.
+func (s *Store) KeptBytes(ctx context.Context, path, kind string, w io.Writer) (int64, error) {
+	return keptBytes(ctx, s.read, path, kind, w)
+}
+
+// blobQuerier is what keptBytes needs of a *sql.DB or *sql.Tx.
+type blobQuerier interface {
+	querier
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func keptBytes(ctx context.Context, q blobQuerier, path, kind string, w io.Writer) (int64, error) {
+	var fileID, gen, off, chunks int64
+	err := q.QueryRowContext(ctx, `
+		SELECT b.file_id, b.generation, b.offset, b.chunks FROM file_blobs b JOIN files f ON f.id = b.file_id
+		WHERE f.path = ? AND b.kind = ?
+		ORDER BY b.generation DESC LIMIT 1`, path, kind).Scan(&fileID, &gen, &off, &chunks)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("kept %s bytes of %s: %w", kind, path, ErrNotFound)
+	}
+	if err != nil {
+		return 0, err
+	}
+	query := `SELECT data FROM file_blob_chunks WHERE file_id = ? AND generation = ? AND kind = ? ORDER BY seq`
+	if chunks == 0 {
+		// Kept before migration 0004: the whole stream in the row itself.
+		query = `SELECT data FROM file_blobs WHERE file_id = ? AND generation = ? AND kind = ?`
+	}
+	rows, err := q.QueryContext(ctx, query, fileID, gen, kind)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		return 0, err
+	}
+	defer dec.Close()
+	var n int64
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return 0, err
+		}
+		// A stream, not DecodeAll: an old single row may hold a large file.
+		if err := dec.Reset(bytes.NewReader(data)); err != nil {
+			return 0, err
+		}
+		m, err := io.Copy(w, dec)
+		n += m
+		if err != nil {
+			return 0, fmt.Errorf("kept %s bytes of %s at byte %d: %w", kind, path, off+n, err)
+		}
+	}
+	return off, rows.Err()
 }

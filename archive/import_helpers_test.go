@@ -282,20 +282,14 @@ func queryInt(t testing.TB, d *sql.DB, q string, args ...any) int64 {
 	return n
 }
 
-// blob returns the decompressed bytes of a file's kept blob of a kind, and its offset.
+// blob returns the decompressed bytes of a file's kept blob of a kind, and its offset,
+// read as the archive reads them (chunked, or one row when kept before chunks).
 func blob(t testing.TB, d *sql.DB, path, kind string) ([]byte, int64) {
 	t.Helper()
-	var data []byte
-	var off int64
-	err := d.QueryRow(`SELECT b.data, b.offset FROM file_blobs b JOIN files f ON f.id = b.file_id
-		WHERE f.path = ? AND b.kind = ? ORDER BY b.generation DESC LIMIT 1`, path, kind).Scan(&data, &off)
+	var out bytes.Buffer
+	off, err := archive.KeptBytesOf(context.Background(), d, path, kind, &out)
 	require.NoError(t, err, "no %s blob for %s", kind, path)
-	dec, err := zstd.NewReader(nil)
-	require.NoError(t, err)
-	defer dec.Close()
-	out, err := dec.DecodeAll(data, nil)
-	require.NoError(t, err)
-	return out, off
+	return out.Bytes(), off
 }
 
 func sessionOf(t testing.TB, s *archive.Store, id string) archive.Session {
