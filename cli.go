@@ -204,12 +204,12 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 		}
 		return importExit(rep, indexed)
 	}
-	printReports(e.stdout, rep.Files)
+	printReports(e.human(), rep.Files)
 	sum := rep.Summary
 	fmt.Fprintf(e.stdout, "\n%d files: %d ok, %d recovered, %d corrupt, %d unsupported, %d failed; %d changed, %d unchanged; %d events\n",
 		sum.Files, sum.OK, sum.Recovered, sum.Corrupt, sum.Unsupp, sum.Failed, sum.Changed, sum.Unchanged, sum.Events)
 	if len(rep.Gone) > 0 {
-		fmt.Fprintf(e.stdout, "%d sessions gone upstream (kept in the archive): %s\n", len(rep.Gone), strings.Join(rep.Gone, ", "))
+		fmt.Fprintf(e.human(), "%d sessions gone upstream (kept in the archive): %s\n", len(rep.Gone), strings.Join(rep.Gone, ", "))
 	}
 	if sum.Failed > 0 {
 		fmt.Fprintf(e.stdout, "%d files could not be imported because of a fault of this machine (see above); nothing of them was lost, and the next import reads them again\n", sum.Failed)
@@ -265,7 +265,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	} else {
-		printReports(e.stdout, reports)
+		printReports(e.human(), reports)
 	}
 	if bad || len(d.Errors) > 0 {
 		return exitError(1)

@@ -97,7 +97,7 @@ func cmdScheduleAction(ctx context.Context, e *env, args []string) error {
 		if *asJSON {
 			err = writeJSON(e.stdout, fire)
 		} else {
-			printFire(e.stdout, *fire, "")
+			printFire(e.human(), *fire, "")
 		}
 		if err == nil && fire.Outcome == archive.FireFailed {
 			return exitError(1)
@@ -111,7 +111,7 @@ func cmdScheduleAction(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return writeJSON(e.stdout, it)
 	}
-	fmt.Fprintf(e.stdout, "%s of %s: %s%s\n", it.ID, it.SessionID, it.LogbookState, nextFireNote(it))
+	fmt.Fprintf(e.human(), "%s of %s: %s%s\n", it.ID, it.SessionID, it.LogbookState, nextFireNote(it))
 	return nil
 }
 
@@ -223,7 +223,7 @@ func cmdScheduler(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	out := &lockedWriter{w: e.stdout}
+	out := &lockedWriter{w: e.human()}
 	sch := app.NewScheduler(s, app.SchedulerOptions{Logger: e.logger, Config: cfg, Notify: func(f app.Fire) {
 		if *asJSON {
 			_ = writeJSON(out, f)

@@ -47,7 +47,7 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 		}
 		byProject[sess.Project] = append(byProject[sess.Project], sess)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.human(), 0, 0, 2, ' ', 0)
 	for _, p := range order {
 		name := p
 		if name == "" {
@@ -96,7 +96,7 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return writeJSON(e.stdout, map[string]any{"session": sess, "messages": msgs, "tool_calls": calls})
 	}
-	printTranscript(e.stdout, sess, msgs, calls)
+	printTranscript(e.human(), sess, msgs, calls)
 	return nil
 }
 
@@ -260,7 +260,7 @@ func (c listCmd[T]) run(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		return writeJSON(e.stdout, list)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.human(), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, c.header)
 	for _, item := range list {
 		fmt.Fprintln(tw, c.row(item))

@@ -138,14 +138,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		var ue usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "logbook %s: %v\nusage: logbook %s\n", args[0], err, cmd.usage)
+			fmt.Fprintf(stderr, "logbook %s: %s\nusage: logbook %s\n", args[0], termSafe(err.Error()), cmd.usage)
 			return 2
 		}
 		var ee exitError
 		if errors.As(err, &ee) {
 			return int(ee)
 		}
-		fmt.Fprintf(stderr, "logbook %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "logbook %s: %s\n", termSafe(args[0]), termSafe(err.Error()))
 		return 1
 	}
 	return 0
