@@ -118,7 +118,7 @@ func TestSchedulerCommandFailures(t *testing.T) {
 		script, _ := scriptWith(t, "exec sleep 30")
 		cfg := DefaultSchedulerConfig()
 		cfg.Action, cfg.Command, cfg.TimeoutSeconds, cfg.Retries = ActionCommand, []string{script}, 0.3, 0
-		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), Config: cfg})
+		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Config: cfg})
 		start := time.Now()
 		f, err := s.FireNow(ctx, "session-t", "schedule-1")
 		require.NoError(t, err)
@@ -134,7 +134,7 @@ func TestSchedulerCommandFailures(t *testing.T) {
 		e.writeSession(t, "session-m", []schedSpec{{kind: "at", prompt: "x", at: soon(time.Hour)}}, nil)
 		cfg := DefaultSchedulerConfig()
 		cfg.Action, cfg.Command, cfg.Retries = ActionCommand, []string{filepath.Join(t.TempDir(), "nope")}, 0
-		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), Config: cfg})
+		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Config: cfg})
 		f, err := s.FireNow(ctx, "session-m", "schedule-1")
 		require.NoError(t, err)
 		assert.Equal(t, archive.FireFailed, f.Outcome)
@@ -253,7 +253,7 @@ func TestSchedulerWebhookFailures(t *testing.T) {
 		hook.Close() // nothing listens there any more
 		cfg := DefaultSchedulerConfig()
 		cfg.Action, cfg.WebhookURL, cfg.Retries = ActionWebhook, hook.URL, 0
-		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), Config: cfg})
+		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Config: cfg})
 		f, err := s.FireNow(ctx, "session-u", "schedule-1")
 		require.NoError(t, err)
 		assert.Equal(t, archive.FireFailed, f.Outcome)
@@ -357,13 +357,13 @@ func TestSchedulerConfigFile(t *testing.T) {
 	t.Run("SchedulerSavesAndReloads", func(t *testing.T) {
 		e := newSchedEnv(t)
 		p := filepath.Join(t.TempDir(), "scheduler.json")
-		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), ConfigPath: p})
+		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, ConfigPath: p})
 		c := s.Config()
 		c.CatchUp = CatchUpSkip
 		require.NoError(t, s.SetConfig(c))
 		assert.Error(t, s.SetConfig(SchedulerConfig{Action: "email"}))
 		assert.Equal(t, CatchUpSkip, s.Config().CatchUp, "a refused config changes nothing")
-		s2 := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), ConfigPath: p})
+		s2 := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, ConfigPath: p})
 		require.NoError(t, s2.Start(context.Background()))
 		defer s2.Stop()
 		assert.Equal(t, CatchUpSkip, s2.Config().CatchUp)
@@ -384,4 +384,52 @@ func TestSchedulerTailBuffer(t *testing.T) {
 	assert.Equal(t, "defg", b.String())
 	_, _ = io.Copy(b, bytes.NewReader([]byte("xy")))
 	assert.Equal(t, "fgxy", b.String())
+}
+
+// TestSchedulerForeignSessionsAsk imports a session from outside this machine's
+// agent roots whose scheduled prompt is an hour overdue, with the command action and
+// the catch-up policy "fire". The command never runs by itself: the fire is asked,
+// says why, and runs only when the person fires it. The same session under a local
+// root fires on its own.
+func TestSchedulerForeignSessionsAsk(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		local bool
+	}{{"ForeignAsks", false}, {"LocalFires", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newSchedEnv(t)
+			e.writeSession(t, "session-x", []schedSpec{{kind: "at", prompt: "run me", at: time.Now().Add(-time.Hour)}}, nil)
+			script, calls := argvScript(t)
+			cfg := fastRetries(DefaultSchedulerConfig())
+			cfg.Action, cfg.Command, cfg.CatchUp = ActionCommand, []string{script, "{prompt}", "{cwd}"}, CatchUpFire
+			roots := []string{t.TempDir()} // this machine's agent folder, elsewhere
+			if tc.local {
+				roots = []string{e.root}
+			}
+			s, log := e.startScheduler(t, cfg, func(o *SchedulerOptions) { o.LocalRoots = roots })
+
+			f := log.waitN(t, 1, 5*time.Second)[0]
+			if tc.local {
+				assert.Equal(t, archive.FireOK, f.Outcome, f.Error)
+				assert.Len(t, calls(), 1)
+				return
+			}
+			assert.Equal(t, archive.FireAsked, f.Outcome)
+			assert.Contains(t, f.Error, "not archived from this machine's own agent folders")
+			time.Sleep(300 * time.Millisecond)
+			assert.Empty(t, calls(), "someone else's prompt never reaches the command by itself")
+			it := item(t, e.store, "session-x", "schedule-1")
+			require.NotNil(t, it.LastFire)
+			assert.Equal(t, archive.FireAsked, it.LastFire.Outcome)
+
+			ok, err := s.FireNow(ctx, "session-x", "schedule-1")
+			require.NoError(t, err)
+			assert.Equal(t, archive.FireOK, ok.Outcome, ok.Error)
+			require.Len(t, calls(), 1, "the person's own fire runs it")
+			assert.Equal(t, []string{"run me", schedCwd}, calls()[0])
+		})
+	}
 }

@@ -18,8 +18,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,6 +76,13 @@ type SchedulerOptions struct {
 	// WakeEvery is the longest cron sleeps without looking at the wall clock
 	// (default defaultWakeEvery); see there. Tests shorten it.
 	WakeEvery time.Duration
+	// LocalRoots are this machine's own agent session roots (default
+	// archive.DefaultRoots()). Only a session archived from a file under one of them
+	// runs a command or webhook by itself when its prompt comes due; any other
+	// session (imported from elsewhere: a copied file, a bundle, a sync, a webhook)
+	// is someone else's text, so its fire is asked about and runs only when the
+	// person fires it.
+	LocalRoots []string
 }
 
 // Fire is what the scheduler reports after each fire (and each catch-up question):
@@ -100,6 +109,7 @@ type Scheduler struct {
 	stopTimeout time.Duration
 	minEvery    time.Duration
 	wakeEvery   time.Duration
+	localRoots  []string // see SchedulerOptions.LocalRoots
 
 	cfgMu     sync.Mutex
 	cfg       SchedulerConfig
@@ -164,12 +174,15 @@ func NewScheduler(store *archive.Store, o SchedulerOptions) *Scheduler {
 	if o.WakeEvery <= 0 {
 		o.WakeEvery = defaultWakeEvery
 	}
+	if o.LocalRoots == nil {
+		o.LocalRoots = archive.DefaultRoots()
+	}
 	cfg := fillConfig(o.Config)
 	s := &Scheduler{
 		Logger: o.Logger.With("component", "scheduler"), Now: o.Now, Notify: o.Notify,
 		store: store, loc: o.Location, configPath: o.ConfigPath, client: o.HTTPClient,
 		stopTimeout: o.StopTimeout, minEvery: o.MinEvery, wakeEvery: o.WakeEvery, cfg: cfg,
-		armed: map[schedKey]armedEntry{}, inflight: map[schedKey]bool{},
+		armed: map[schedKey]armedEntry{}, inflight: map[schedKey]bool{}, localRoots: cleanRoots(o.LocalRoots),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s
@@ -485,7 +498,16 @@ func (s *Scheduler) fire(ctx context.Context, it archive.ScheduleItem, target ti
 		s.Now().Sub(target) > seconds(c.MaxCatchUpHours*3600) {
 		policy = CatchUpAsk // too stale to run unasked
 	}
-	if trigger == archive.TriggerCatchUp && policy != CatchUpFire {
+	if trigger != archive.TriggerManual && c.Action != ActionNotify && !s.local(ctx, it.SessionID) {
+		// Someone else's session: its prompt and cwd never reach a command or a
+		// webhook unless the person fires it.
+		if asked(it, target) {
+			return *it.LastFire, nil
+		}
+		f.Action, f.Outcome, f.Settles = "none", archive.FireAsked, false
+		f.Error = "this session was not archived from this machine's own agent folders, so its scheduled prompt runs the " +
+			c.Action + " action only when you fire it"
+	} else if trigger == archive.TriggerCatchUp && policy != CatchUpFire {
 		if policy == CatchUpAsk && asked(it, target) {
 			return *it.LastFire, nil
 		}
@@ -519,6 +541,44 @@ func (s *Scheduler) fire(ctx context.Context, it archive.ScheduleItem, target ti
 	}
 	s.notify(Fire{ScheduleFire: rec, Kind: it.Kind, Prompt: it.Prompt, Cwd: it.Cwd})
 	return rec, nil
+}
+
+// cleanRoots makes roots absolute and resolves their links, so a session path is
+// compared with where the roots really are.
+func cleanRoots(roots []string) []string {
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			r = abs
+		}
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			r = real
+		}
+		out = append(out, filepath.Clean(r))
+	}
+	return out
+}
+
+// local reports whether the session was archived from a file under one of this
+// machine's own agent roots.
+func (s *Scheduler) local(ctx context.Context, sessionID string) bool {
+	files, err := s.store.SessionFiles(ctx, sessionID)
+	if err != nil {
+		s.Logger.Warn("cannot tell where a session came from; treating it as not local", "session", sessionID, "err", err)
+		return false
+	}
+	for _, f := range files {
+		p := f.Path
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		for _, root := range s.localRoots {
+			if root == "/" || strings.HasPrefix(p, root+string(filepath.Separator)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // notify calls the Notify hook; a panicking hook is logged, not fatal.

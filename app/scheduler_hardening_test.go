@@ -78,7 +78,7 @@ func TestSchedulerWebhookDoesNotFollowRedirects(t *testing.T) {
 			e.writeSession(t, "session-r", []schedSpec{{kind: "at", prompt: "secret plans", at: soon(time.Hour)}}, nil)
 			cfg := fastRetries(DefaultSchedulerConfig())
 			cfg.Action, cfg.WebhookURL = ActionWebhook, redirect.URL+"/hook"
-			s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), Config: cfg})
+			s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Config: cfg})
 			f, err := s.FireNow(context.Background(), "session-r", "schedule-1")
 			require.NoError(t, err)
 			assert.Equal(t, archive.FireFailed, f.Outcome)
@@ -131,7 +131,7 @@ func TestSchedulerConfigFollowsTheFile(t *testing.T) {
 	t.Parallel()
 	e := newSchedEnv(t)
 	path := filepath.Join(t.TempDir(), "scheduler.json")
-	s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), ConfigPath: path})
+	s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, ConfigPath: path})
 	assert.Equal(t, ActionNotify, s.Config().Action)
 
 	edit := func(body string) {
@@ -162,7 +162,7 @@ func TestSetSchedulerConfigFromBrowserSeesTheFile(t *testing.T) {
 	e := newSchedEnv(t)
 	path := filepath.Join(t.TempDir(), "scheduler.json")
 	a := New(Deps{Archive: e.store, Logger: quietLogger(), Roots: []string{},
-		Scheduler: NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), ConfigPath: path})})
+		Scheduler: NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, ConfigPath: path})})
 	a.startScheduler()
 	t.Cleanup(func() { a.Shutdown(context.Background()) })
 
@@ -214,7 +214,7 @@ func TestSchedulerWebhookErrorsKeepTheURLOutOfTheHistory(t *testing.T) {
 			cfg := DefaultSchedulerConfig()
 			cfg.Action, cfg.WebhookURL = ActionWebhook, base+"/services/"+secret+"?token="+secret
 			cfg.TimeoutSeconds, cfg.Retries, cfg.BackoffSeconds = 0.3, 1, 0.01
-			s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), Config: cfg})
+			s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Config: cfg})
 			start := time.Now()
 			f, err := s.FireNow(context.Background(), "session-s", "schedule-1")
 			require.NoError(t, err)
@@ -237,7 +237,7 @@ func TestSchedulerTriggerPanicIsContained(t *testing.T) {
 	e.writeSession(t, "session-t", []schedSpec{{kind: "at", prompt: "boom", at: soon(time.Hour)}}, nil)
 	var calls atomic.Int64
 	var broken atomic.Bool
-	s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), Now: func() time.Time {
+	s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Now: func() time.Time {
 		// Trigger's own lookup passes; the background fire then hits a bug just
 		// after it claimed the schedule (the first s.Now in fire).
 		if broken.Load() && calls.Add(1) > 2 {

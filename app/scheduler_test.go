@@ -144,7 +144,7 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 func (e *schedEnv) startScheduler(t *testing.T, cfg SchedulerConfig, mod ...func(*SchedulerOptions)) (*Scheduler, *fireLog) {
 	t.Helper()
 	log := &fireLog{}
-	o := SchedulerOptions{Logger: quietLogger(), Config: cfg, Notify: log.add}
+	o := SchedulerOptions{Logger: quietLogger(), Config: cfg, Notify: log.add, LocalRoots: []string{e.root}}
 	for _, m := range mod {
 		m(&o)
 	}
