@@ -206,6 +206,10 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	}
 	printReports(e.human(), rep.Files)
 	sum := rep.Summary
+	if sum.Files == 0 {
+		fmt.Fprintf(e.human(), "No session files found in %s: Logbook imports files named session.jsonl or session.jsonl.zstd below a folder, or any file named on the command line.\n",
+			strings.Join(paths, ", "))
+	}
 	fmt.Fprintf(e.stdout, "\n%d files: %d ok, %d recovered, %d corrupt, %d unsupported, %d failed; %d changed, %d unchanged; %d events\n",
 		sum.Files, sum.OK, sum.Recovered, sum.Corrupt, sum.Unsupp, sum.Failed, sum.Changed, sum.Unchanged, sum.Events)
 	if len(rep.Gone) > 0 {
@@ -247,10 +251,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 	}
 	d := archive.Discover(paths)
 	reports := []archive.FileReport{}
-	for p, why := range d.Errors {
-		reports = append(reports, archive.FileReport{Path: p, Verdict: archive.VerdictFailed, Action: "failed", LastSeq: -1,
-			Warnings: []dsh.Problem{}, Error: &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: p + ": " + why}})
-	}
+	reports = append(reports, d.Reports()...)
 	bad := false
 	for _, f := range d.Files {
 		if ctx.Err() != nil {

@@ -28,7 +28,11 @@ func importSchedules(t *testing.T, targets ...time.Time) string {
 	for i, at := range targets {
 		s.ScheduleCreateAt("at", "reminder "+string(rune('A'+i)), at.UnixMilli(), 0)
 	}
-	root, data := t.TempDir(), t.TempDir()
+	// The session sits in this machine's own agent folder ($DSH_HOME/sessions): only
+	// such a session's prompts run a command by themselves.
+	home, data := t.TempDir(), t.TempDir()
+	t.Setenv("DSH_HOME", home)
+	root := filepath.Join(home, "sessions")
 	_, err := s.Log().WriteFile(root, false)
 	require.NoError(t, err)
 	rep := mustJSON[map[string]any](t, data, "import", "--json", root)

@@ -150,12 +150,12 @@ func Discover(paths []string) Discovered {
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			fail(p, dsh.KindIOError, err.Error())
+			fail(p, faultKind(err), err.Error())
 			continue
 		}
 		fi, err := os.Stat(abs)
 		if err != nil {
-			fail(abs, dsh.KindIOError, err.Error())
+			fail(abs, faultKind(err), err.Error())
 			continue
 		}
 		if !fi.IsDir() {
@@ -166,11 +166,16 @@ func Discover(paths []string) Discovered {
 			add(abs)
 			continue
 		}
+		// A root named through a symbolic link is walked where it leads: WalkDir
+		// does not follow a link, not even the root's, and would find nothing.
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
 		d.Roots = append(d.Roots, abs)
 		_ = filepath.WalkDir(abs, func(path string, e fs.DirEntry, err error) error {
 			if err != nil {
 				if path != abs {
-					fail(path, dsh.KindIOError, err.Error())
+					fail(path, faultKind(err), err.Error())
 				}
 				if e != nil && e.IsDir() {
 					return fs.SkipDir
@@ -189,7 +194,7 @@ func Discover(paths []string) Discovered {
 			fi, err := os.Stat(path)
 			switch {
 			case err != nil:
-				fail(path, dsh.KindIOError, err.Error())
+				fail(path, faultKind(err), err.Error())
 			case fi.Mode().IsRegular():
 				add(path)
 			default:
@@ -200,4 +205,23 @@ func Discover(paths []string) Discovered {
 	}
 	sort.Strings(d.Files)
 	return d
+}
+
+// Reports are the report entries of the paths that could not be taken, in path
+// order: each failed (nothing was read, so nothing is said of the file's content)
+// with its problem: not-regular-file for a pipe, device or socket, or the fault that
+// stopped the walk (permission-denied, io-error).
+func (d Discovered) Reports() []FileReport {
+	paths := make([]string, 0, len(d.Problems))
+	for p := range d.Problems {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := make([]FileReport, 0, len(paths))
+	for _, p := range paths {
+		pr := *d.Problems[p]
+		out = append(out, FileReport{Path: p, Verdict: VerdictFailed, Action: "failed", LastSeq: -1, Error: &pr,
+			Warnings: []dsh.Problem{}})
+	}
+	return out
 }

@@ -13,8 +13,9 @@ import (
 
 // VerdictFailed is the verdict on a file this run could not import because of a
 // fault of this machine or of the run (a full disk, a permission, a read-only
-// archive, an interrupted import), never of the file: it says nothing about the
-// file, which the next import reads again.
+// archive, an interrupted import), or because the path is not a regular file (a
+// pipe or device, never opened): it says nothing of the file's content, and the
+// next import tries it again.
 const VerdictFailed dsh.Verdict = "failed"
 
 // Problem kinds of a failed import: the cause, for people and scripts.

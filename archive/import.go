@@ -115,10 +115,7 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 	defer unlock()
 	d := Discover(paths)
 	rep := &ImportReport{Files: []FileReport{}, Gone: []string{}}
-	for p, why := range d.Errors {
-		rep.Files = append(rep.Files, FileReport{Path: p, Verdict: VerdictFailed, Action: "failed", LastSeq: -1,
-			Error: &dsh.Problem{Kind: dsh.KindIOError, Offset: -1, Message: fmt.Sprintf("%s: %s", p, why)}, Warnings: []dsh.Problem{}})
-	}
+	rep.Files = append(rep.Files, d.Reports()...)
 	known, err := s.knownFiles(ctx, "")
 	if err != nil {
 		return rep, err

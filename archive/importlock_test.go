@@ -3,6 +3,7 @@ package archive_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/archivetest"
 )
 
 // TestConcurrentImportsSerialize starts three imports of the same new files at
@@ -79,4 +81,20 @@ func TestConcurrentImportsSerialize(t *testing.T) {
 		assertSameBytes(t, data, exportOf(t, stores[0], id), id)
 	}
 	assert.Zero(t, queryInt(t, db(t, stores[0]), `SELECT COUNT(*) FROM superseded_blocks`), "no false rewrite kept a duplicate copy")
+}
+
+// TestImportThroughSymlinkedRoot imports a folder named through a symbolic link
+// (~/.dsh as a link to another disk is common): its sessions are found.
+func TestImportThroughSymlinkedRoot(t *testing.T) {
+	real := t.TempDir()
+	b := twoTurns("session-link")
+	writeFile(t, sessionFile(t, real, "session-link", false), b.plain())
+	link := filepath.Join(t.TempDir(), "sessions")
+	require.NoError(t, os.Symlink(real, link))
+	s := archivetest.MustOpen(t)
+	rep, err := s.Import(context.Background(), []string{link}, archive.ImportOptions{})
+	require.NoError(t, err)
+	require.Len(t, rep.Files, 1)
+	assert.Equal(t, "new", rep.Files[0].Action)
+	assertSameBytes(t, b.plain(), exportOf(t, s, "session-link"), "imported through the link")
 }
