@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -184,6 +185,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	format := fs.String("format", "jsonl", "export format: jsonl")
 	out := fs.String("o", "", "write to FILE instead of standard output (never over an existing file without --force)")
 	force := fs.Bool("force", false, "with -o: replace an existing FILE (or link)")
+	kept := fs.String("kept", "", "instead of the archived session, the bytes the archive kept aside for it: upstream (a damaged or shorter version of the source it did not take), original (a corrupt or unsupported file), tail (a dropped torn tail)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -214,7 +216,11 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		w = f
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	err = s.ExportJSONL(ctx, sess.ID, bw)
+	if *kept != "" {
+		err = exportKept(ctx, s, sess.ID, *kept, bw)
+	} else {
+		err = s.ExportJSONL(ctx, sess.ID, bw)
+	}
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
@@ -366,3 +372,23 @@ func clip(s string, n int) string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func indent(s, pre string) string { return pre + strings.ReplaceAll(s, "\n", "\n"+pre) }
+
+// exportKept writes the bytes of kind the archive kept for the session's file (the
+// file's own bytes, as they were on disk, not logical JSONL).
+func exportKept(ctx context.Context, s *archive.Store, sessionID, kind string, w io.Writer) error {
+	switch kind {
+	case "upstream", "original", "tail":
+	default:
+		return usageError{fmt.Errorf("--kept must be upstream, original or tail, got %q", kind)}
+	}
+	files, err := s.SessionFiles(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if _, err := s.KeptBytes(ctx, f.Path, kind, w); !errors.Is(err, archive.ErrNotFound) {
+			return err
+		}
+	}
+	return fmt.Errorf("no %s bytes are kept for session %s", kind, sessionID)
+}
