@@ -3,17 +3,13 @@ package index
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/upsidedown"
-	"go.etcd.io/bbolt"
 )
 
 // ErrClosed is returned by methods called after Close.
@@ -23,7 +19,8 @@ var ErrClosed = errors.New("index: closed")
 var versionKey = []byte("logbook:version")
 
 // metaFile is the file Bleve writes first into an index directory. Open only ever
-// deletes a directory that has it (or is empty), never a directory it did not make.
+// replaces a directory that has it or holds nothing but what Bleve and Open make
+// (see inspectDir), never a directory it did not make.
 const metaFile = "index_meta.json"
 
 // Index is the full-text index of the archive's blocks. It is safe for concurrent
@@ -34,33 +31,122 @@ type Index struct {
 	rebuilt   bool
 	batchDocs int // documents per batch; see defaultBatchDocs
 
-	writeMu sync.Mutex   // serialises Sync and Reindex
-	mu      sync.RWMutex // guards bl: Reindex and Close swap it
-	bl      bleve.Index
+	readOnly bool          // opened with Options.ReadOnly: nothing is written in dir
+	wait     time.Duration // how long an open waits for Bleve's lock (Reindex reopens)
+	holder   Holder        // this process's record in dir, while it writes there
+	unlock   func()        // releases the index lock; nil when read-only or closed
+	tempRoot string        // OpenTemp's directory, removed by Close
+
+	writeMu   sync.Mutex     // serialises Sync and Reindex
+	mu        sync.RWMutex   // guards bl: Reindex, Close and a reopen swap it
+	bl        bleve.Index    // a *guarded Bleve index
+	reopening sync.WaitGroup // a reopen after a full disk (reopenLater)
 
 	caches segCaches // per-segment data of planned searches (plan.go)
 	window int       // windowSize; tests make it small
 }
 
 // ErrInUse is returned by Open when another process has the index open (Bleve
-// allows one process per index); the caller can go on without search.
+// allows one process per index); the caller can go on without search. The error
+// is an *InUseError, which names the holder when it recorded itself.
 var ErrInUse = errors.New("the search index is in use by another Logbook process")
 
 // lockWait is how long Open waits for another process to let go of the index.
 const lockWait = 2 * time.Second
 
-// Open opens the index in dir, creating it if dir does not exist. An index written
-// by another indexVersion, or in a format this Bleve cannot read, is deleted and
-// recreated empty; Rebuilt then reports true and the caller should Sync.
-func Open(dir string) (*Index, error) {
-	ix := &Index{dir: dir, log: slog.Default().With("component", "index"), batchDocs: defaultBatchDocs, window: windowSize}
-	bl, rebuilt, err := openBleve(dir, ix.log)
-	if err != nil {
-		return nil, fmt.Errorf("open index %s: %w", dir, err)
+// Options say how OpenWith opens an index.
+type Options struct {
+	// Holder is what this process records of itself in the index directory while
+	// it has the index open for writing, so another process finding the index
+	// busy can name it (InUseError). Open fills in PID and Since.
+	Holder Holder
+	// ReadOnly opens the index without writing anything in its directory: no lock
+	// file, no holder record, no cached time files, no merges, no repairs. A Sync
+	// that would change the index then fails with ErrReadOnly, as Reindex does. An
+	// index that is missing or needs a repair is an error; see OpenTemp.
+	ReadOnly bool
+	// Wait is how long Open waits for another process to let go of the index:
+	// 0 means 2 seconds, and a negative Wait does not wait.
+	Wait time.Duration
+	// Fresh discards the index in the directory, without trying to open it, and
+	// starts an empty one: a rebuild that cannot trip on whatever state it finds.
+	// A directory that is not an index is still refused.
+	Fresh bool
+}
+
+// Open opens the index in dir for writing, creating it if dir does not exist. An
+// index written by another indexVersion, or one it cannot read (a half-made
+// index, a missing or garbled index_meta.json, a broken store), is replaced by an
+// empty one; Rebuilt then reports true and the caller should Sync. An index that
+// another process has open is never replaced: Open returns an *InUseError.
+func Open(dir string) (*Index, error) { return OpenWith(dir, Options{}) }
+
+// OpenWith opens the index in dir as o says; see Open and Options.
+func OpenWith(dir string, o Options) (*Index, error) {
+	ix := &Index{dir: dir, log: slog.Default().With("component", "index"), batchDocs: defaultBatchDocs,
+		window: windowSize, readOnly: o.ReadOnly, wait: o.Wait}
+	switch {
+	case ix.wait == 0:
+		ix.wait = lockWait
+	case ix.wait < 0:
+		ix.wait = 0
 	}
-	ix.bl, ix.rebuilt = bl, rebuilt
-	removeStaleTimes(dir)
+	if o.ReadOnly {
+		bl, err := openReadOnly(dir, ix.wait)
+		if errors.Is(err, errBoltLocked) {
+			err = &InUseError{Holder: readHolder(dir)}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("open index %s read-only: %w", dir, err)
+		}
+		ix.bl = ix.guard(bl)
+		ix.caches.readOnly = true
+		return ix, nil
+	}
+	if err := ix.openWriter(o); err != nil {
+		return nil, fmt.Errorf("open index %s: %w", dir, noSpace(err))
+	}
 	return ix, nil
+}
+
+// openWriter takes the index lock, opens or makes the index and records the
+// holder.
+func (ix *Index) openWriter(o Options) error {
+	if err := os.MkdirAll(filepath.Dir(ix.dir), 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockIndex(ix.dir+".lock", ix.wait)
+	if errors.Is(err, errLocked) {
+		return &InUseError{Holder: readHolder(ix.dir)}
+	}
+	if err != nil {
+		return err
+	}
+	removeLeftovers(ix.dir, ix.log)
+	bl, rebuilt, err := openWriter(ix.dir, o.Fresh, ix.wait, ix.log)
+	if errors.Is(err, errBoltLocked) {
+		// The lock file is free but Bleve's lock is not: a read-only reader, or a
+		// Logbook from before the lock file.
+		err = &InUseError{Holder: readHolder(ix.dir)}
+	}
+	if err != nil {
+		unlock()
+		return err
+	}
+	ix.bl, ix.rebuilt, ix.unlock = ix.guard(bl), rebuilt, unlock
+	ix.holder = o.Holder
+	ix.holder.PID, ix.holder.Since, ix.holder.Gone = os.Getpid(), time.Now().UTC(), false
+	ix.recordHolder()
+	removeStaleTimes(ix.dir)
+	return nil
+}
+
+// recordHolder writes this process's holder record. Failing costs only a vaguer
+// message to a process that finds the index busy.
+func (ix *Index) recordHolder() {
+	if err := writeHolder(ix.dir, ix.holder); err != nil {
+		ix.log.Warn("record the holder of the search index", "dir", ix.dir, "err", err)
+	}
 }
 
 // Rebuilt reports whether Open discarded an old or unreadable index, so the
@@ -72,126 +158,95 @@ func (ix *Index) Rebuilt() bool { return ix.rebuilt }
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if ix.bl == nil {
-		return nil
+	var err error
+	if ix.bl != nil {
+		err = ix.bl.Close()
+		ix.bl = nil
 	}
-	err := ix.bl.Close()
-	ix.bl = nil
+	if ix.unlock != nil {
+		if rerr := removeHolder(ix.dir); rerr != nil {
+			ix.log.Warn("remove the holder record of the search index", "dir", ix.dir, "err", rerr)
+		}
+		ix.unlock()
+		ix.unlock = nil
+	}
+	if ix.tempRoot != "" {
+		if rerr := os.RemoveAll(ix.tempRoot); rerr != nil && err == nil {
+			err = fmt.Errorf("remove temporary index: %w", rerr)
+		}
+		ix.tempRoot = ""
+	}
 	return err
 }
 
-// openBleve opens or creates the Bleve index in dir.
-func openBleve(dir string, log *slog.Logger) (bl bleve.Index, rebuilt bool, err error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && len(entries) == 0 {
-		if err == nil {
-			// Bleve creates the directory itself and refuses one that exists.
-			if err := os.Remove(dir); err != nil {
-				return nil, false, err
-			}
-		}
-		bl, err := createBleve(dir)
-		return bl, false, err
-	}
-	bl, err = bleve.OpenUsing(dir, map[string]interface{}{"bolt_timeout": lockWait.String()})
-	if errors.Is(err, bbolt.ErrTimeout) {
-		// Another process (a running window or `logbook serve`) has the index open.
-		// Never treat that as damage: deleting it would wreck the other's index.
-		return nil, false, ErrInUse
-	}
-	if err == nil {
-		v, gerr := bl.GetInternal(versionKey)
-		if gerr == nil && string(v) == strconv.Itoa(indexVersion) {
-			return bl, false, nil
-		}
-		_ = bl.Close()
-		if gerr != nil {
-			err = gerr
-		} else {
-			err = fmt.Errorf("index version %q, want %d", v, indexVersion)
-		}
-	} else if !discardable(err) {
-		return nil, false, err
-	}
-	if err := removeIndexDir(dir); err != nil {
-		return nil, false, err
-	}
-	log.Warn("search index discarded; it will be rebuilt from the archive", "dir", dir, "reason", err)
-	bl, err = createBleve(dir)
-	return bl, true, err
-}
-
-// discardable reports whether an open error means the directory holds an index
-// this build cannot use, rather than one it cannot reach right now.
-func discardable(err error) bool {
-	switch {
-	case errors.Is(err, upsidedown.IncompatibleVersion), // the format of old Bleve releases
-		errors.Is(err, bleve.ErrorIndexMetaMissing),
-		errors.Is(err, bleve.ErrorIndexMetaCorrupt),
-		errors.Is(err, bleve.ErrorUnknownIndexType):
-		return true
-	case errors.Is(err, fs.ErrPermission):
-		return false
-	}
-	// Anything else (a segment truncated by a crash, say) is treated the same: the
-	// index is derived data, and rebuilding it beats refusing to start.
-	return true
-}
-
-// removeIndexDir deletes an index directory, refusing one that holds anything but
-// a Bleve index, so a mistyped path never costs the user a folder.
-func removeIndexDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	if len(entries) > 0 {
-		if _, err := os.Stat(filepath.Join(dir, metaFile)); err != nil {
-			return fmt.Errorf("%s is not a search index (no %s); not deleting it", dir, metaFile)
-		}
-	}
-	return os.RemoveAll(dir)
-}
-
-// createBleve creates a new, empty index in dir and records indexVersion.
-func createBleve(dir string) (bleve.Index, error) {
-	im, err := newMapping()
-	if err != nil {
-		return nil, fmt.Errorf("mapping: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return nil, err
-	}
-	bl, err := bleve.New(dir, im)
-	if err != nil {
-		return nil, err
-	}
-	if err := bl.SetInternal(versionKey, []byte(strconv.Itoa(indexVersion))); err != nil {
-		_ = bl.Close()
-		return nil, err
-	}
-	return bl, nil
-}
-
-// reset replaces the index with an empty one. The caller holds writeMu.
+// reset replaces the index with an empty one. The caller holds writeMu. The new
+// index is built beside the old one while the old one stays open, so a failure
+// (a full disk) leaves the old index in place and in use.
 func (ix *Index) reset() error {
+	if ix.readOnly {
+		return ErrReadOnly
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.bl == nil {
 		return ErrClosed
+	}
+	tmp, err := buildEmpty(ix.dir)
+	if err != nil {
+		return noSpace(err)
 	}
 	if err := ix.bl.Close(); err != nil {
 		ix.log.Warn("close index before reset", "err", err)
 	}
 	ix.bl = nil
 	ix.caches.reset()
-	if err := removeIndexDir(ix.dir); err != nil {
-		return err
+	if err := swapIn(tmp, ix.dir); err != nil {
+		_ = os.RemoveAll(tmp)
+		// Carry on with the old index if it is still there.
+		if bl, oerr := openBleve(ix.dir, false, ix.wait); oerr == nil {
+			ix.bl = ix.guard(bl)
+		}
+		return noSpace(err)
 	}
-	bl, err := createBleve(ix.dir)
+	bl, err := openBleve(ix.dir, false, ix.wait)
 	if err != nil {
-		return err
+		return noSpace(err)
 	}
-	ix.bl = bl
+	ix.bl = ix.guard(bl)
+	ix.recordHolder()
 	return nil
+}
+
+// guard wraps a newly opened Bleve index for ix.bl.
+func (ix *Index) guard(bl bleve.Index) *guarded {
+	g := &guarded{bl: bl, readOnly: ix.readOnly}
+	g.onPoison = func() { ix.reopenLater(g) }
+	return g
+}
+
+// reopenLater reopens the index from disk once the Sync whose write failed on a
+// full disk (holding mu to read) and the searches under way are done: Bleve's
+// state in memory is unreliable after that, the state on disk is the last
+// complete batch. Until then every call fails with errReopening.
+func (ix *Index) reopenLater(g *guarded) {
+	ix.reopening.Add(1)
+	go func() {
+		defer ix.reopening.Done()
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		if ix.bl != g {
+			return // closed or replaced meanwhile
+		}
+		if err := g.bl.Close(); err != nil {
+			ix.log.Warn("close the search index after the disk filled up", "err", err)
+		}
+		ix.caches.reset()
+		bl, err := openBleve(ix.dir, false, ix.wait)
+		if err != nil {
+			ix.log.Error("reopen the search index after the disk filled up", "dir", ix.dir, "err", err)
+			return // g stays poisoned: every call says so
+		}
+		ix.bl = ix.guard(bl)
+		ix.log.Warn("the disk filled up; the search index was reopened as its last complete write left it", "dir", ix.dir)
+	}()
 }

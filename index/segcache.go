@@ -33,7 +33,8 @@ const noTime = math.MinInt64
 // Everything covers the whole segment including deleted documents; a result
 // bitmap never holds deleted documents, so intersecting with it excludes them.
 type segCache struct {
-	seg segment.Segment
+	seg      segment.Segment
+	readOnly bool // see segCaches.readOnly
 
 	timesOnce sync.Once
 	times     []int64  // by local document number; noTime when it has none
@@ -49,8 +50,9 @@ var errNoTimesFile = errors.New("index: no valid time file")
 // segCaches maps live segments to their caches. Entries of segments that left
 // the index are dropped when a snapshot is planned (see prune).
 type segCaches struct {
-	mu sync.Mutex
-	m  map[segment.Segment]*segCache
+	mu       sync.Mutex
+	m        map[segment.Segment]*segCache
+	readOnly bool // the index was opened read-only: time files are read, never written
 }
 
 func (c *segCaches) get(seg segment.Segment) *segCache {
@@ -61,7 +63,7 @@ func (c *segCaches) get(seg segment.Segment) *segCache {
 	}
 	sc := c.m[seg]
 	if sc == nil {
-		sc = &segCache{seg: seg}
+		sc = &segCache{seg: seg, readOnly: c.readOnly}
 		c.m[seg] = sc
 	}
 	return sc
@@ -106,7 +108,7 @@ func (sc *segCache) loadTimes() error {
 				sc.timesErr = err
 				return
 			}
-			if path != "" {
+			if path != "" && !sc.readOnly {
 				// A cache: a write that fails costs the next process a reload.
 				_ = writeTimesFile(path, sc.seg, times, order)
 			}
