@@ -21,7 +21,7 @@ export interface SessionRef {
 }
 export interface Relations { parent_id?: string; parent: SessionRef | null; children: SessionRef[] }
 
-export type Verdict = 'ok' | 'recovered' | 'corrupt' | 'unsupported';
+export type Verdict = 'ok' | 'recovered' | 'corrupt' | 'unsupported' | 'failed';
 
 export interface FileStatus {
   path: string; session_id: string; verdict: Verdict; error_kind?: string; error_line?: number;
@@ -114,7 +114,7 @@ export interface Info {
 }
 
 export interface Summary {
-  files: number; ok: number; recovered: number; corrupt: number; unsupported: number;
+  files: number; ok: number; recovered: number; corrupt: number; unsupported: number; failed: number;
   changed: number; unchanged: number; events: number; bytes: number;
 }
 

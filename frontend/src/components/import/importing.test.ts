@@ -51,7 +51,7 @@ describe('import helpers', () => {
     expect(filterFiles(fs, { ...emptyFileFilter(), flag: 'warnings' })[0].path).toBe('/y/three');
     expect(filterFiles(fs, { ...emptyFileFilter(), text: 'FRAME' })).toHaveLength(1);
     expect(filterFiles(fs, { ...emptyFileFilter(), text: '/x/' })).toHaveLength(2);
-    expect(verdictCounts(fs)).toEqual({ ok: 2, recovered: 0, corrupt: 1, unsupported: 0 });
+    expect(verdictCounts(fs)).toEqual({ ok: 2, recovered: 0, corrupt: 1, unsupported: 0, failed: 0 });
   });
 
   it('splits paths under roots', () => {

@@ -3,12 +3,12 @@
 
 import type { FileStatus, ImportProgress, Verdict } from '../../api/types';
 
-export const VERDICTS: Verdict[] = ['corrupt', 'unsupported', 'recovered', 'ok'];
+export const VERDICTS: Verdict[] = ['failed', 'corrupt', 'unsupported', 'recovered', 'ok'];
 
-const SEVERITY: Record<string, number> = { corrupt: 0, unsupported: 1, recovered: 2, ok: 3 };
+const SEVERITY: Record<string, number> = { failed: 0, corrupt: 1, unsupported: 2, recovered: 3, ok: 4 };
 
 export const VERDICT_LABEL: Record<string, string> = {
-  ok: 'OK', recovered: 'Recovered', corrupt: 'Corrupt', unsupported: 'Unsupported',
+  ok: 'OK', recovered: 'Recovered', corrupt: 'Corrupt', unsupported: 'Unsupported', failed: 'Failed',
 };
 
 export const VERDICT_MEANING: Record<string, string> = {
@@ -16,10 +16,11 @@ export const VERDICT_MEANING: Record<string, string> = {
   recovered: 'An unfinished last line was dropped; everything before it is archived intact.',
   corrupt: 'Damaged inside committed data: only the part before the damage is archived.',
   unsupported: 'Written in a format version this Logbook does not read; nothing was archived.',
+  failed: 'Not imported because of a fault of this machine (a full disk, a permission) or because it is not a regular file; nothing is said of its content, and the next import tries it again.',
 };
 
 export const VERDICT_COLOR: Record<string, string> = {
-  ok: 'var(--ok)', recovered: 'var(--warn)', corrupt: 'var(--err)', unsupported: 'var(--shadowed)',
+  ok: 'var(--ok)', recovered: 'var(--warn)', corrupt: 'var(--err)', unsupported: 'var(--shadowed)', failed: 'var(--err)',
 };
 
 const KINDS: Record<string, string> = {
@@ -51,6 +52,15 @@ const KINDS: Record<string, string> = {
   schedule: 'a scheduled prompt is inconsistent',
   title: 'a title event is inconsistent',
   'interrupted-tail': 'the session stopped mid-activity',
+  'line-too-long': 'a line is too long to read (skipped; its bytes are kept)',
+  'frame-too-large': 'a compressed frame expands too far to read',
+  'undecodable-event': 'part of an event could not be read for the views (the event is archived as written)',
+  'damaged-upstream': 'the file was damaged after it was archived; the last good version is kept',
+  'disk-full': 'the disk is full',
+  'permission-denied': 'permission denied',
+  'read-only': 'the archive cannot be written',
+  interrupted: 'the import was stopped',
+  'not-regular-file': 'not a regular file (a pipe or device): not read',
 };
 
 /** A problem kind slug in words ("bad-json" → "a line is not valid JSON"). */
@@ -123,7 +133,7 @@ export function filterFiles(files: FileStatus[], f: FileFilter, skip?: keyof Fil
 
 export type FileSort = 'severity' | 'path' | 'size' | 'imported' | 'events';
 
-/** Worst first by default (corrupt, unsupported, recovered, ok; then more warnings, then path). */
+/** Worst first by default (failed, corrupt, unsupported, recovered, ok; then more warnings, then path). */
 export function sortFiles(files: FileStatus[], by: FileSort = 'severity'): FileStatus[] {
   const sev = (x: FileStatus) => SEVERITY[x.verdict] ?? 9;
   const cmp: Record<FileSort, (a: FileStatus, b: FileStatus) => number> = {
@@ -137,7 +147,7 @@ export function sortFiles(files: FileStatus[], by: FileSort = 'severity'): FileS
 }
 
 export function verdictCounts(files: FileStatus[]): Record<string, number> {
-  const out: Record<string, number> = { ok: 0, recovered: 0, corrupt: 0, unsupported: 0 };
+  const out: Record<string, number> = { ok: 0, recovered: 0, corrupt: 0, unsupported: 0, failed: 0 };
   for (const f of files) out[f.verdict] = (out[f.verdict] ?? 0) + 1;
   return out;
 }
