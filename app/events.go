@@ -108,6 +108,13 @@ func (h *Hub) subscribe() *subscription {
 	return s
 }
 
+// Streams returns how many browser event streams the hub feeds.
+func (h *Hub) Streams() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
+
 func (h *Hub) unsubscribe(s *subscription) {
 	h.mu.Lock()
 	delete(h.subs, s)

@@ -157,13 +157,6 @@ func TestServerDefaultPortHost(t *testing.T) {
 	}
 }
 
-// subscribers returns how many event streams the hub feeds.
-func (h *Hub) subscribers() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.subs)
-}
-
 func TestServerEventsDropsAClientThatStopsReading(t *testing.T) {
 	ts := newTestServer(t, func(o *ServerOptions) { o.WriteTimeout = 300 * time.Millisecond })
 	c, err := net.Dial("tcp", ts.addr)
@@ -172,14 +165,14 @@ func TestServerEventsDropsAClientThatStopsReading(t *testing.T) {
 	require.NoError(t, c.(*net.TCPConn).SetReadBuffer(4096))
 	_, err = fmt.Fprintf(c, "GET /api/events HTTP/1.1\r\nHost: %s\r\nCookie: logbook_token_%s=%s\r\n\r\n", ts.addr, ts.port, testToken)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return ts.hub.subscribers() == 1 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return ts.hub.Streams() == 1 }, 5*time.Second, 10*time.Millisecond)
 
 	// The client never reads: once the socket buffers are full, a write blocks until
 	// the deadline drops the stream (and its subscription).
 	big := strings.Repeat("x", 256<<10)
 	require.Eventually(t, func() bool {
 		ts.hub.Publish(EventArchiveChanged, ArchiveChanged{Sessions: []string{big}})
-		return ts.hub.subscribers() == 0
+		return ts.hub.Streams() == 0
 	}, 20*time.Second, 20*time.Millisecond, "a stuck client keeps its stream forever")
 }
 
@@ -230,12 +223,12 @@ func TestServerEventsClientsLeaveNoSubscription(t *testing.T) {
 		require.Equal(t, 200, resp.StatusCode)
 		defer resp.Body.Close()
 	}
-	require.Eventually(t, func() bool { return ts.hub.subscribers() == n }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return ts.hub.Streams() == n }, 5*time.Second, 10*time.Millisecond)
 	ts.hub.Publish(EventArchiveChanged, ArchiveChanged{Sessions: []string{"s"}})
 	for _, c := range cancels {
 		c() // the browser tab closes
 	}
-	require.Eventually(t, func() bool { return ts.hub.subscribers() == 0 }, 5*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return ts.hub.Streams() == 0 }, 5*time.Second, 10*time.Millisecond,
 		"a closed stream must unsubscribe")
 }
 

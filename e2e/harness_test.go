@@ -33,6 +33,7 @@ type env struct {
 	store     *archive.Store
 	index     *index.Index
 	app       *app.App
+	hub       *app.Hub
 	server    *app.Server
 	url       string // with the access token
 	base      string // without
@@ -133,6 +134,7 @@ func (e *env) serve(ctx context.Context, roots []string) error {
 		return err
 	}
 	hub := app.NewHub()
+	e.hub = hub
 	e.app = app.New(app.Deps{Archive: e.store, Index: e.index, Events: hub, Version: "e2e", DataDir: dir, Roots: roots})
 	e.app.Startup(ctx)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

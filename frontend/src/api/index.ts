@@ -10,6 +10,10 @@ import type {
 
 export * from './types';
 import { UNREACHABLE, linkState, setLinkState, stateOfStatus, type LinkState } from '../lib/connection';
+import { STALL_MS, stalls } from './stall';
+import { SharedStream, type Locks } from './stream';
+
+export { stalls, stallMessage } from './stall';
 
 /** An error from the Go side, already phrased for a person (app.FormatError). */
 export class ApiError extends Error {
@@ -33,6 +37,7 @@ export function isDesktop(): boolean {
   return bound() !== undefined;
 }
 
+// Calls a bound method the way Wails' generated wrappers would rejected-promise it.
 async function call<T>(method: string, ...args: unknown[]): Promise<T> {
   const b = bound();
   if (b) {
@@ -42,15 +47,11 @@ async function call<T>(method: string, ...args: unknown[]): Promise<T> {
       throw new ApiError(typeof e === 'string' ? e : String((e as Error)?.message ?? e));
     }
   }
-  let r: Response;
+  let r: { status: number; ok: boolean; statusText: string; text: string };
   try {
-    r = await fetch('api/' + method, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Logbook': '1' },
-      credentials: 'same-origin',
-      body: JSON.stringify(args),
-    });
-  } catch {
+    r = await post(method, JSON.stringify(args));
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
     // No answer at all: the server is stopped or restarting.
     linkDown('down');
     throw new ApiError(UNREACHABLE, 0);
@@ -58,7 +59,7 @@ async function call<T>(method: string, ...args: unknown[]): Promise<T> {
   if (stateOfStatus(r.status) === 'signed-out') linkDown('signed-out');
   else linkUp();
   if (!r.ok) {
-    let msg = await r.text();
+    let msg = r.text;
     try {
       msg = JSON.parse(msg).error ?? msg;
     } catch {
@@ -66,34 +67,92 @@ async function call<T>(method: string, ...args: unknown[]): Promise<T> {
     }
     throw new ApiError(msg || r.statusText, r.status);
   }
-  return (await r.json()) as T;
+  return JSON.parse(r.text) as T;
+}
+
+// Methods that only read: Retry on a stalled one sends it again. A stalled change
+// (an import, a schedule action) may have happened already, so Retry gives it up
+// with words saying so, and the person checks before doing it again.
+const readOnly = new Set([
+  'Info', 'Sessions', 'Session', 'Timeline', 'SessionState', 'Search', 'Approvals', 'Compactions', 'ImportStatus',
+  'FileProblems', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig',
+]);
+
+const GAVE_UP =
+  'Logbook did not answer in time, so the page stopped waiting. It may have done this anyway: check before trying again.';
+
+// post sends one call and reads its whole answer; the stall watch may abort and
+// resend it (Retry).
+async function post(method: string, body: string) {
+  for (;;) {
+    const ac = new AbortController();
+    let retried = false;
+    const done = stalls.track(method, () => {
+      retried = true;
+      ac.abort();
+    });
+    try {
+      const r = await fetch('api/' + method, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Logbook': '1' },
+        credentials: 'same-origin',
+        body,
+        signal: ac.signal,
+      });
+      // The body can stall as well as the headers: read it under the same watch.
+      return { status: r.status, ok: r.ok, statusText: r.statusText, text: await r.text() };
+    } catch (e) {
+      if (!retried) throw e;
+      if (!readOnly.has(method)) throw new ApiError(GAVE_UP, 0);
+    } finally {
+      done();
+    }
+  }
 }
 
 type Listener = (data: unknown) => void;
 const listeners = new Map<string, Set<Listener>>();
-let source: EventSource | null = null;
-const streamed = new Set<string>(); // event names the browser stream delivers
+let stream: SharedStream | null = null;
+const streamed = new Set<string>(); // event names the desktop runtime delivers
+
+/** The events the browser stream carries (app/events.go and schedules.go publish them). */
+const EVENT_NAMES: readonly (keyof EventMap)[] = ['import:progress', 'import:done', 'archive:changed', 'schedule:fired'];
 
 function deliver(name: string, data: unknown) {
   listeners.get(name)?.forEach((l) => l(data));
 }
 
-function openSource() {
-  source?.close();
-  const es = new EventSource('api/events', { withCredentials: true });
-  source = es;
-  for (const name of streamed) es.addEventListener(name, (ev) => deliver(name, JSON.parse((ev as MessageEvent).data)));
-  es.onopen = () => linkUp();
-  es.onerror = () => {
-    // CONNECTING: the browser retries by itself; CLOSED: it gave up (e.g. a 401 after a
-    // restart), and the probe below reopens the stream once calls get answers again.
-    linkDown(es.readyState === EventSource.CLOSED ? 'probe' : 'down');
-  };
+function openStream() {
+  const nav = navigator as Navigator & { locks?: Locks };
+  stream = new SharedStream({
+    names: EVENT_NAMES,
+    key: location.host,
+    open: () => new EventSource('api/events', { withCredentials: true }),
+    locks: nav.locks,
+    channel: typeof BroadcastChannel === 'undefined' ? undefined : (name) => new BroadcastChannel(name),
+    event: (name, data) => deliver(name, JSON.parse(data)),
+    status: (s, resync) => {
+      // retrying: the browser reconnects by itself; closed: it gave up (e.g. a 401 after
+      // a restart), and the probe below reopens the stream once calls get answers again.
+      if (s === 'open') linkUp(resync);
+      else linkDown(s === 'closed' ? 'probe' : 'down');
+    },
+  });
+  stream.start();
+}
+
+if (typeof addEventListener === 'function') {
+  // Leaving hands the stream to another tab at once (closing the tab would, too); a
+  // page brought back from the back-forward cache joins again.
+  addEventListener('pagehide', () => stream?.stop());
+  addEventListener('pageshow', (ev) => {
+    if ((ev as PageTransitionEvent).persisted && stream) openStream();
+  });
 }
 
 function ensureStream(name: string) {
   const rt = (window as unknown as WailsWindow).runtime;
-  // One runtime/stream listener per event name for the page's life: registering again
+  // One runtime listener per event name for the page's life: registering again
   // whenever the listener set was empty delivered each event twice after a view was
   // left and opened again.
   if (isDesktop() && rt) {
@@ -103,11 +162,7 @@ function ensureStream(name: string) {
     }
     return;
   }
-  if (!streamed.has(name)) {
-    streamed.add(name);
-    source?.addEventListener(name, (ev) => deliver(name, JSON.parse((ev as MessageEvent).data)));
-  }
-  if (!source) openSource();
+  if (!stream) openStream();
 }
 
 // While the link is down, ask every few seconds whether Logbook answers again.
@@ -118,13 +173,17 @@ function linkDown(s: LinkState | 'probe') {
   if (probeTimer === undefined) probeTimer = setTimeout(probe, 3000);
 }
 
-function linkUp() {
-  const reopen = source !== null && source.readyState === EventSource.CLOSED;
-  if (linkState() === 'ok' && !reopen) return;
+function linkUp(resync = false) {
+  const reopen = stream?.closed() ?? false;
+  if (linkState() === 'ok' && !reopen) {
+    // A tab took the stream over from one that left: events may have been missed.
+    if (resync) deliver('archive:changed', { sessions: null });
+    return;
+  }
   clearTimeout(probeTimer);
   probeTimer = undefined;
   setLinkState('ok');
-  if (reopen) openSource();
+  if (reopen) stream?.reopen();
   // Live events were missed while the link was down: every view refreshes.
   deliver('archive:changed', { sessions: null });
 }
@@ -137,6 +196,7 @@ async function probe() {
       headers: { 'Content-Type': 'application/json', 'X-Logbook': '1' },
       credentials: 'same-origin',
       body: '[]',
+      signal: AbortSignal.timeout(STALL_MS),
     });
     if (stateOfStatus(r.status) === 'ok') return linkUp();
     linkDown('signed-out');
