@@ -187,7 +187,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	// imported is searchable at once. A failure here loses nothing: the next run (or
 	// any search) brings the index level with the archive again.
 	indexed := true
-	if ix, err := e.openIndex(ctx, s, *asJSON); errors.Is(err, index.ErrInUse) {
+	if ix, err := e.openIndex(ctx, s, holderImport, *asJSON); errors.Is(err, index.ErrInUse) {
 		fmt.Fprintln(e.stderr, "logbook import: the search index is open in a running Logbook; it indexes these sessions within seconds")
 	} else if err != nil {
 		indexed = false

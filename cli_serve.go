@@ -50,16 +50,19 @@ func (u *uiStores) Close() {
 // openUIStores opens the archive and the index. With syncNow the index is brought
 // level with the archive before returning; otherwise the start-up import does it
 // (its last phase), so a window appears at once even when the index is rebuilt.
-func (e *env) openUIStores(ctx context.Context, syncNow bool) (*uiStores, error) {
+// who is what the process records of itself in the index (holderServe,
+// holderWindow). In a read-only data directory there is no start-up import, so
+// the index is made ready now (openIndex).
+func (e *env) openUIStores(ctx context.Context, syncNow bool, who string) (*uiStores, error) {
 	s, err := e.openArchive(ctx)
 	if err != nil {
 		return nil, err
 	}
 	u := &uiStores{archive: s}
-	if syncNow {
-		u.index, err = e.openIndex(ctx, s, false)
+	if syncNow || e.readOnly {
+		u.index, err = e.openIndex(ctx, s, who, false)
 	} else {
-		u.index, err = index.Open(filepath.Join(e.dataDir, "index"))
+		u.index, err = e.openIndexOnly(who, false)
 	}
 	if err != nil {
 		u.Close()
@@ -125,7 +128,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	defer ln.Close()
-	u, err := e.openUIStores(ctx, true)
+	u, err := e.openUIStores(ctx, true, holderServe)
 	if err != nil {
 		return err
 	}

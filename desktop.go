@@ -82,7 +82,7 @@ func runWindow(ctx context.Context, e *env, o uiOptions) error {
 		return err
 	}
 	defer release()
-	u, err := e.openUIStores(ctx, o.noImport)
+	u, err := e.openUIStores(ctx, o.noImport, holderWindow)
 	if err != nil {
 		return err
 	}

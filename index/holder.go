@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -31,8 +32,11 @@ type Holder struct {
 // "`logbook import` (pid 4242)".
 func (h Holder) String() string {
 	what := "a Logbook process"
-	if h.Command != "" {
-		what = "`" + h.Command + "`"
+	switch {
+	case strings.HasPrefix(h.Command, "logbook "):
+		what = "`" + h.Command + "`" // a command line, quoted as one
+	case h.Command != "":
+		what = h.Command
 	}
 	s := what + " (pid " + strconv.Itoa(h.PID) + ")"
 	if h.Gone {
