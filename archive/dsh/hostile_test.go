@@ -332,3 +332,63 @@ func TestLargeFrames(t *testing.T) {
 		assert.True(t, got.String() == plain.String(), "every record keeps its own line")
 	}
 }
+
+// TestDroppedRecordsAreFreed: a detached record the caller lets go of must not stay
+// alive through the slabs the decoder cuts records from, nor keep its neighbours'
+// lines or frames alive. 512 long lines sharing a slab were held to the end.
+func TestDroppedRecordsAreFreed(t *testing.T) {
+	var plain strings.Builder
+	plain.WriteString(hHeader + "\n")
+	var groups [][]string
+	groups = append(groups, []string{hHeader})
+	for seq := int64(0); seq < 300; seq += 2 {
+		long, short := userLine(seq, 200<<10), userLine(seq+1, 100)
+		plain.WriteString(long + "\n" + short + "\n")
+		groups = append(groups, []string{long, short}) // a 200 KiB frame
+	}
+	for _, c := range []struct {
+		name       string
+		data       []byte
+		compressed bool
+	}{{"plain", []byte(plain.String()), false}, {"zstd", frames(t, groups...), true}} {
+		t.Run(c.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			rd := dsh.NewReader(bytes.NewReader(c.data), c.compressed, dsh.Options{Detached: true})
+			defer rd.Close()
+			n := 0
+			for {
+				_, err := rd.Next()
+				if err == io.EOF {
+					break
+				}
+				require.NoError(t, err)
+				n++
+			}
+			assert.Equal(t, 300, n)
+			assert.Equal(t, dsh.VerdictOK, rd.Result().Verdict, "%+v", rd.Result().Problem)
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			held := int64(after.HeapInuse) - int64(before.HeapInuse)
+			assert.Less(t, held, int64(16<<20), "60 MiB of records read and let go of; the reader holds on to none")
+		})
+	}
+}
+
+// TestWideWindowSmallFrames: a small frame that declares a window under the frame
+// limit but over the shared decoder's share (as a streaming writer's 8 MiB default
+// does) is read, with or without a shared decoder.
+func TestWideWindowSmallFrames(t *testing.T) {
+	line := userLine(0, 300<<10)
+	data := append(frames(t, []string{hHeader}),
+		streamFrames(t, []zstd.EOption{zstd.WithWindowSize(8 << 20)}, []string{line})...)
+	shared, err := zstd.NewReader(nil)
+	require.NoError(t, err)
+	defer shared.Close()
+	for _, opts := range []dsh.Options{{}, {Decoder: shared}} {
+		res := readAll(data, true, opts)
+		assert.Equal(t, dsh.VerdictOK, res.Verdict, "%+v", res.Problem)
+		assert.EqualValues(t, 1, res.Records)
+	}
+}

@@ -111,7 +111,6 @@ type Reader struct {
 	// keep it without a copy.
 	lineOwned bool
 	tooLong   skippedLine // the line behind the last errLineTooLong
-	ownDec    *zstd.Decoder
 
 	// zstd state: the decoded frame being consumed.
 	frame      []byte
@@ -239,8 +238,15 @@ func (r *Reader) Next() (*Record, error) {
 		return nil, io.EOF
 	}
 	offset := r.problemOffset(lineStart)
-	if r.opts.Detached && !r.lineOwned {
-		line = r.keep(line)
+	if r.opts.Detached {
+		// A long line's record is allocated on its own and keeps the line's own
+		// buffer (or a copy of it alone); short lines share slabs. Either way no
+		// record keeps more than its own line alive for long (see recordDecoder.fresh).
+		long := len(line) > slabLineMax
+		if !r.lineOwned || !long {
+			line = r.keep(line)
+		}
+		r.rd.fresh = long
 	}
 	rec, p := r.rd.decode(line, r.pos.Line, offset)
 	if p == nil {
@@ -270,11 +276,21 @@ func (r *Reader) Next() (*Record, error) {
 // lineSlabSize is the size of the allocations detached lines are copied into.
 const lineSlabSize = 256 << 10
 
+// slabLineMax is the longest line copied into a line slab and given a record cut
+// from the decoder's slabs. A slab lives as long as any record in it, so a slab
+// of 512 records pins at most 512 such lines, and the line slabs they are in: a
+// few MiB, whatever the file.
+const slabLineMax = 16 << 10
+
 // keep copies a line into the line slab, so that a detached record owns its bytes
-// without an allocation per line; the GC frees a slab once no record uses it.
+// without an allocation per line; the GC frees a slab once no record uses it. A
+// line longer than slabLineMax gets an allocation of its own.
 func (r *Reader) keep(line []byte) []byte {
+	if len(line) > slabLineMax {
+		return append([]byte(nil), line...)
+	}
 	if cap(r.lineSlab)-len(r.lineSlab) < len(line) {
-		r.lineSlab = make([]byte, 0, max(lineSlabSize, len(line)))
+		r.lineSlab = make([]byte, 0, lineSlabSize)
 	}
 	i := len(r.lineSlab)
 	r.lineSlab = append(r.lineSlab, line...)
@@ -670,32 +686,28 @@ func (r *Reader) frameTooLarge(line, start int64, format string, args ...any) *P
 }
 
 // decodeFrame decodes one complete frame. A frame the scan shows to be small goes
-// to the shared decoder. A larger one goes to the Reader's own, whose output is
-// capped at MaxFrameBytes, into a buffer sized from the scan's bound (never from
-// the frame's own claims) so it never grows: a bomb is stopped at the cap.
+// to the shared decoder (Options.Decoder) when there is one. Any other goes to the
+// Reader's own, whose output is capped at MaxFrameBytes; a large one is decoded into
+// a buffer sized from the scan's bound (never from the frame's own claims) so that
+// it never grows: a bomb is stopped at the cap.
 func (r *Reader) decodeFrame(raw []byte, info frameInfo, reuse []byte) ([]byte, error) {
-	if info.upper <= min(sharedFrameMax, r.opts.MaxFrameBytes) {
-		if r.opts.Decoder != nil {
-			return r.opts.Decoder.DecodeAll(raw, reuse)
-		}
-		if r.zdec == nil {
-			var err error
-			if r.zdec, err = newBoundedDecoder(sharedFrameMax); err != nil {
-				return nil, err
-			}
-		}
-		return r.zdec.DecodeAll(raw, reuse)
+	small := info.upper <= min(sharedFrameMax, r.opts.MaxFrameBytes)
+	if small && r.opts.Decoder != nil {
+		return r.opts.Decoder.DecodeAll(raw, reuse)
 	}
-	if r.ownDec == nil {
+	if r.zdec == nil {
 		var err error
-		if r.ownDec, err = newBoundedDecoder(r.opts.MaxFrameBytes); err != nil {
+		if r.zdec, err = newBoundedDecoder(r.opts.MaxFrameBytes); err != nil {
 			return nil, err
 		}
+	}
+	if small {
+		return r.zdec.DecodeAll(raw, reuse)
 	}
 	// One block of headroom: the block that passes the cap is decoded in place and
 	// then refused, instead of growing the buffer first.
 	size := min(info.upper, r.opts.MaxFrameBytes) + maxBlockSize + 64
-	return r.ownDec.DecodeAll(raw, make([]byte, 0, size))
+	return r.zdec.DecodeAll(raw, make([]byte, 0, size))
 }
 
 // newBoundedDecoder makes a one-goroutine decoder that refuses to decode more than
@@ -765,10 +777,6 @@ func (r *Reader) Close() {
 	if r.zdec != nil && r.zdec != r.opts.Decoder {
 		r.zdec.Close()
 		r.zdec = nil
-	}
-	if r.ownDec != nil {
-		r.ownDec.Close()
-		r.ownDec = nil
 	}
 }
 

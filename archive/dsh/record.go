@@ -26,6 +26,11 @@ type recordDecoder struct {
 	eventSlab []Event
 	chunkSlab []Chunk
 	rowSlab   []PackedRow
+	// fresh makes the next record's items allocations of their own, not cuts of a
+	// slab: set for a long line. A slab is kept alive by any record cut from it,
+	// and each of its records keeps its line alive, so 512 long lines sharing one
+	// slab would be held until the last of them is let go.
+	fresh bool
 }
 
 // member is one top-level member of a JSON object: its key (unescaped) and its raw
@@ -35,8 +40,12 @@ type member struct{ key, val []byte }
 // slabSize is how many items one slab allocation holds.
 const slabSize = 512
 
-// cut returns n fresh items of *slab, starting a new slab when it is used up.
-func cut[T any](slab *[]T, n int) []T {
+// cut returns n fresh items of *slab, starting a new slab when it is used up; with
+// own set, n items of their own instead.
+func cut[T any](slab *[]T, n int, own bool) []T {
+	if own {
+		return make([]T, n)
+	}
 	if cap(*slab)-len(*slab) < n {
 		*slab = make([]T, 0, max(slabSize, n))
 	}
@@ -48,7 +57,7 @@ func cut[T any](slab *[]T, n int) []T {
 // newRecord returns the Record to fill for the current line.
 func (d *recordDecoder) newRecord() *Record {
 	if d.detached {
-		return &cut(&d.recSlab, 1)[0]
+		return &cut(&d.recSlab, 1, d.fresh)[0]
 	}
 	return &d.rec
 }
@@ -58,9 +67,9 @@ func (d *recordDecoder) newEvents(n int, packed bool) ([]Event, []Chunk) {
 	var chunks []Chunk
 	if d.detached {
 		if packed {
-			chunks = cut(&d.chunkSlab, n)
+			chunks = cut(&d.chunkSlab, n, d.fresh)
 		}
-		return cut(&d.eventSlab, n), chunks
+		return cut(&d.eventSlab, n, d.fresh), chunks
 	}
 	if cap(d.events) < n {
 		d.events = make([]Event, n)
@@ -355,7 +364,7 @@ func (d *recordDecoder) packedRecord(line []byte, lineNo int64, tag string, seq0
 	rec := d.newRecord()
 	*rec = Record{Line: lineNo, Raw: line, Packed: tag}
 	if d.compact {
-		row := &cut(&d.rowSlab, 1)[0]
+		row := &cut(&d.rowSlab, 1, d.fresh)[0]
 		*row = PackedRow{Seq0: seq0, Count: int64(len(d.texts)), Time0: time0, MaxTime: time0, Chunk: proto}
 		t := time0
 		for _, gap := range d.dts {
