@@ -64,13 +64,15 @@ func newBlockDoc(b archive.Block) blockDoc {
 	return d
 }
 
-// blockText is the text indexed (and shown in fragments) for a block.
+// blockText is the text indexed (and shown in fragments) for a block. Invalid
+// UTF-8 is replaced by U+FFFD: the word segmenter stops at an invalid byte, which
+// hid every later word of the block from search. (The archive keeps the bytes.)
 func blockText(b archive.Block) string {
 	text := b.Text
 	if b.Kind == archive.BlockToolCall {
 		text = toolCallText(b.Tool, text)
 	}
-	return capText(text)
+	return capText(strings.ToValidUTF8(text, string(utf8.RuneError)))
 }
 
 // toolCallText turns "name {json arguments}" into one "key: value" line per

@@ -15,7 +15,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/highlight/highlighter/html"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
@@ -174,7 +173,7 @@ func newRequest(q query.Query, size int, sortBy string, after []string) *bleve.S
 		req.SetSearchAfter(after)
 	}
 	req.Fields = storedFields
-	req.Highlight = bleve.NewHighlightWithStyle(html.Name)
+	req.Highlight = bleve.NewHighlightWithStyle(highlighterName)
 	req.Highlight.AddField(fieldText)
 	return req
 }
