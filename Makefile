@@ -3,8 +3,9 @@
 #   make run           set up, build, import the default session roots, then open the window
 #                      (desktop build and $DISPLAY set) or serve the UI to a browser (prints the link);
 #                      an archive still empty after the import shows a labelled demo archive
-#   make build         the UI bundle, then bin/logbook: the desktop build when the GTK/WebKit
-#                      headers are installed, else the headless build (`logbook serve` only)
+#   make build         the UI bundle, then bin/logbook (the CLI and `logbook serve`: pure Go,
+#                      quick to start) and, when the GTK/WebKit headers are installed, the
+#                      window beside it, bin/logbook-desktop (`logbook window` hands over to it)
 #   make test          the README's test command (.ci/run calls it): UI checks, unit tests and
 #                      build, go vet + every Go test, the desktop build + its vet + the window
 #                      self-test under Xvfb, and a check that frontend/wailsjs is current
@@ -19,6 +20,7 @@
 
 GO      ?= go
 BIN     := bin/logbook
+DESKTOP := bin/logbook-desktop
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
@@ -59,14 +61,17 @@ $(NPM_STAMP): frontend/package-lock.json frontend/package.json
 ui: $(NPM_STAMP)
 	cd frontend && npm run build
 
+# Two binaries: the window links GTK and WebKit (some 170 shared libraries, a quarter
+# of a second before main runs), which no CLI command should pay for.
 build: ui
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
 	@tags="$(DESKTOP_TAGS)"; \
 	if [ -n "$$tags" ]; then \
-		echo "+ $(GO) build -tags $$tags -o $(BIN) ."; \
-		$(GO) build -tags "$$tags" -ldflags "$(LDFLAGS)" -o $(BIN) .; \
+		echo "+ $(GO) build -tags $$tags -o $(DESKTOP) ."; \
+		$(GO) build -tags "$$tags" -ldflags "$(LDFLAGS)" -o $(DESKTOP) .; \
 	else \
-		echo "build: no WebKitGTK headers (pkg-config webkit2gtk-4.0): building the headless binary (logbook serve)"; \
-		$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .; \
+		echo "build: no WebKitGTK headers (pkg-config webkit2gtk-4.0): no window binary; logbook serve is the UI"; \
+		rm -f $(DESKTOP); \
 	fi
 
 # The generator builds the program with -tags bindings and runs it (desktop.go,
@@ -88,7 +93,7 @@ bindings-check: bindings
 # WebKit's own files stay out of the real home.
 selftest:
 	@d=$$(mktemp -d); \
-	APP_SELFTEST=1 HOME="$$d" DSH_HOME= XDG_DATA_HOME= xvfb-run -a -s "-screen 0 1280x800x24" timeout 60 ./$(BIN) --data "$$d/data"; \
+	APP_SELFTEST=1 HOME="$$d" DSH_HOME= XDG_DATA_HOME= xvfb-run -a -s "-screen 0 1280x800x24" timeout 60 ./$(DESKTOP) --data "$$d/data"; \
 	rc=$$?; rm -rf "$$d"; exit $$rc
 
 test: $(NPM_STAMP)
@@ -102,8 +107,8 @@ test: $(NPM_STAMP)
 		echo "test: no WebKitGTK headers: the desktop build, its vet and the window self-test are skipped"; \
 	else \
 		set -e; \
-		echo "+ $(GO) build -tags $$tags -o $(BIN) ."; \
-		$(GO) build -tags "$$tags" -ldflags "$(LDFLAGS)" -o $(BIN) .; \
+		echo "+ $(GO) build -tags $$tags -o $(DESKTOP) ."; \
+		$(GO) build -tags "$$tags" -ldflags "$(LDFLAGS)" -o $(DESKTOP) .; \
 		echo "+ $(GO) vet -tags $$tags ./..."; \
 		$(GO) vet -tags "$$tags" ./...; \
 		if command -v xvfb-run >/dev/null 2>&1; then \
@@ -126,7 +131,7 @@ bench-import:
 
 # Memory and idle CPU of the desktop window under Xvfb (needs the desktop build).
 bench-window: build
-	bash scripts/bench-window.sh $(BIN)
+	bash scripts/bench-window.sh $(DESKTOP)
 
 bench-search:
 	LOGBOOK_BENCH_BLOCKS=1000000 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 90m ./index/

@@ -28,6 +28,9 @@ import (
 // bindings.go), so that wails.Run is what that run reaches.
 const desktopBuild = true
 
+// hasWindow reports whether `logbook` alone can open the window: this binary is it.
+func hasWindow() bool { return true }
+
 // generatingBindings is set by bindings.go in the binding generator's build.
 var generatingBindings bool
 

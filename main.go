@@ -22,7 +22,7 @@ import (
 var version = "dev"
 
 // noWindowHint is what a build without the desktop window says when asked for it.
-const noWindowHint = "this build has no desktop window; run `logbook serve` (or build with -tags desktop,production)"
+const noWindowHint = "this build has no desktop window (no logbook-desktop beside it); run `logbook serve`, or `make build` where the GTK/WebKit headers are installed"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -115,7 +115,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e.dataDir = dir
 	e.readOnly = !archive.Writable(filepath.Join(dir, "logbook.db"))
 	if len(args) == 0 {
-		if !desktopBuild {
+		if !hasWindow() {
 			usage(stderr)
 			fmt.Fprintln(stderr, "\n"+noWindowHint)
 			return 2

@@ -2,10 +2,10 @@
 # Measures the desktop window under Xvfb: memory (PSS, so WebKit's shared pages
 # are not counted twice) of the Logbook process and its WebKit helper processes,
 # and their CPU use while the app sits idle. Usage: scripts/bench-window.sh [BIN]
-# (default bin/logbook, a -tags desktop,production build; `make bench-window`).
+# (default bin/logbook-desktop, the -tags desktop,production build; `make bench-window`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${1:-bin/logbook}
+bin=${1:-bin/logbook-desktop}
 idle=${IDLE_SECONDS:-30}
 command -v xvfb-run >/dev/null || { echo "bench-window: xvfb-run is not installed" >&2; exit 1; }
 
