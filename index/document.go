@@ -3,9 +3,15 @@ package index
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/logbook/logbook/archive"
 )
@@ -140,4 +146,129 @@ func decimal(n *int64) *string {
 	}
 	s := strconv.FormatInt(*n, 10)
 	return &s
+}
+
+// docBuilder turns blockDocs into Bleve documents: the documents the mapping
+// makes of them (MapDocument, by reflection), but with the text field analyzed by
+// codeAnalyzer straight into term frequencies (textField). The options of every
+// field come from the index's own mapping, and a test holds the two ways to the
+// same fields, values and analysis.
+type docBuilder struct {
+	opts     map[string]index.FieldIndexingOptions
+	text     codeAnalyzer
+	keyword  analysis.Analyzer
+	datetime analysis.DateTimeParser
+}
+
+func newDocBuilder(m mapping.IndexMapping) (*docBuilder, error) {
+	im, ok := m.(*mapping.IndexMappingImpl)
+	if !ok {
+		return nil, fmt.Errorf("index mapping is a %T", m)
+	}
+	dm := im.TypeMapping[docType]
+	if dm == nil {
+		return nil, fmt.Errorf("index mapping has no %q type", docType)
+	}
+	b := &docBuilder{opts: map[string]index.FieldIndexingOptions{}, text: codeAnalyzer{keepWhole: true}}
+	for name, sub := range dm.Properties {
+		if len(sub.Fields) == 1 {
+			b.opts[name] = sub.Fields[0].Options()
+		}
+	}
+	for _, f := range []string{fieldText, fieldSession, fieldProject, fieldAgent, fieldKind, fieldRole, fieldTool,
+		fieldSurface, fieldMonth, fieldIsError, fieldTime, fieldSeq, fieldTurn, fieldStep} {
+		if _, ok := b.opts[f]; !ok {
+			return nil, fmt.Errorf("index mapping has no field %q", f)
+		}
+	}
+	if b.keyword = im.AnalyzerNamed(keywordAnalyzer); b.keyword == nil {
+		return nil, fmt.Errorf("no analyzer %q", keywordAnalyzer)
+	}
+	if b.datetime = im.DateTimeParserNamed(timeFormat); b.datetime == nil {
+		return nil, fmt.Errorf("no date parser %q", timeFormat)
+	}
+	return b, nil
+}
+
+// document returns the Bleve document of d, its fields in blockDoc's order as the
+// mapping adds them.
+func (b *docBuilder) document(id string, d blockDoc) *document.Document {
+	doc := document.NewDocument(id)
+	doc.Fields = make([]document.Field, 0, 14)
+	doc.AddField(&textField{name: fieldText, value: []byte(d.Text), options: b.opts[fieldText], analyzer: b.text})
+	keyword := func(name string, v *string) {
+		if v != nil {
+			doc.AddField(document.NewTextFieldCustom(name, noArrayPositions, []byte(*v), b.opts[name], b.keyword))
+		}
+	}
+	keyword(fieldSession, &d.Session)
+	keyword(fieldProject, &d.Project)
+	keyword(fieldAgent, &d.Agent)
+	keyword(fieldKind, &d.Kind)
+	keyword(fieldRole, &d.Role)
+	keyword(fieldTool, &d.Tool)
+	keyword(fieldSurface, &d.Surface)
+	keyword(fieldMonth, d.Month)
+	doc.AddField(document.NewBooleanFieldWithIndexingOptions(fieldIsError, noArrayPositions, d.IsError, b.opts[fieldIsError]))
+	if d.Time != nil {
+		if t, layout, err := b.datetime.ParseDateTime(*d.Time); err == nil {
+			if f, err := document.NewDateTimeFieldWithIndexingOptions(fieldTime, noArrayPositions, t, layout, b.opts[fieldTime]); err == nil {
+				doc.AddField(f)
+			}
+		}
+	}
+	keyword(fieldSeq, &d.Seq)
+	keyword(fieldTurn, d.Turn)
+	keyword(fieldStep, d.Step)
+	return doc
+}
+
+// noArrayPositions are the array positions of a field that is not in an array, as
+// the mapping gives them.
+var noArrayPositions = []uint64{}
+
+// textField is a document's text field, analyzed by codeAnalyzer into term
+// frequencies with term vectors. It stands in for Bleve's document.TextField with
+// that analyzer, saving the token stream between the two.
+type textField struct {
+	name     string
+	value    []byte
+	options  index.FieldIndexingOptions
+	analyzer codeAnalyzer
+	length   int
+	freqs    index.TokenFrequencies
+}
+
+var _ document.Field = (*textField)(nil)
+
+func (f *textField) Name() string                        { return f.name }
+func (f *textField) ArrayPositions() []uint64            { return noArrayPositions }
+func (f *textField) Options() index.FieldIndexingOptions { return f.options }
+func (f *textField) Value() []byte                       { return f.value }
+func (f *textField) NumPlainTextBytes() uint64           { return uint64(len(f.value)) }
+func (f *textField) EncodedFieldType() byte              { return 't' }
+func (f *textField) AnalyzedLength() int                 { return f.length }
+func (f *textField) AnalyzedTokenFrequencies() index.TokenFrequencies {
+	return f.freqs
+}
+
+// Size estimates the bytes the field holds, for Bleve's memory accounting.
+func (f *textField) Size() int {
+	n := 96 + len(f.name) + len(f.value)
+	if f.freqs != nil {
+		n += f.freqs.Size()
+	}
+	return n
+}
+
+// Analyze implements document.Field. The terms share memory that outlives the
+// analysis (a fresh arena, and the value), as the frequencies point into it.
+func (f *textField) Analyze() {
+	ts := tokensPool.Get().(*tokens)
+	ts.arena = make([]byte, 0, len(f.value)+len(f.value)/2)
+	f.analyzer.run(f.value, ts)
+	f.length = len(ts.out)
+	f.freqs = ts.frequencies()
+	ts.arena = nil
+	tokensPool.Put(ts)
 }

@@ -127,7 +127,7 @@ var shared struct {
 
 // fixture returns the shared corpus fixture, built on first use. It skips the test
 // when the shared corpus is absent.
-func fixture(t *testing.T) *corpusFixture {
+func fixture(t testing.TB) *corpusFixture {
 	t.Helper()
 	realLog := archivetest.Corpus(t, archivetest.RealLog)
 	shared.once.Do(func() {
@@ -140,7 +140,7 @@ func fixture(t *testing.T) *corpusFixture {
 	return shared.f
 }
 
-func buildFixture(t *testing.T, dir, realLog string) (*corpusFixture, error) {
+func buildFixture(t testing.TB, dir, realLog string) (*corpusFixture, error) {
 	ctx := context.Background()
 	s, err := archive.Open(ctx, filepath.Join(dir, "logbook.db"))
 	if err != nil {

@@ -1,13 +1,8 @@
 package index
 
 import (
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/datetime/timestamp/milliseconds"
-	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
-	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/token/unicodenorm"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
 )
 
@@ -44,13 +39,15 @@ const (
 	fieldStep    = "step"
 )
 
+// The keyword fields' analyzer, and the date format of the time field: documents
+// carry the time as Unix milliseconds.
+const (
+	keywordAnalyzer = keyword.Name
+	timeFormat      = milliseconds.Name
+)
+
 // storedFields are loaded into every hit, so a result needs no archive lookup.
 var storedFields = []string{fieldSession, fieldSeq, fieldKind, fieldRole, fieldTool, fieldProject, fieldSurface, fieldTime, fieldIsError}
-
-const (
-	filterNFC           = "logbook_nfc"
-	filterUnigramBigram = "logbook_cjk_unigram_bigram"
-)
 
 // newMapping builds the explicit mapping: one document type, no dynamic fields,
 // no _all field, and text analyzed by the logbook analyzer.
@@ -63,33 +60,15 @@ const (
 // the same but for the splitter, which emits an identifier's parts without the
 // whole (see codeFilter). Both sides must emit CJK tokens the same way, or
 // positions after a CJK run disagree and phrases across it never match.
+//
+// Both are codeAnalyzer, which does in one pass what that chain of Bleve's
+// tokenizer and filters does (the tests hold it to the chain).
 func newMapping() (*mapping.IndexMappingImpl, error) {
 	im := mapping.NewIndexMapping()
-	if err := im.AddCustomTokenFilter(filterNFC, map[string]interface{}{
-		"type": unicodenorm.Name,
-		"form": unicodenorm.NFC,
-	}); err != nil {
+	if err := im.AddCustomAnalyzer(textAnalyzer, map[string]interface{}{"type": analyzerType, "keep_whole": true}); err != nil {
 		return nil, err
 	}
-	if err := im.AddCustomTokenFilter(filterUnigramBigram, map[string]interface{}{
-		"type":           cjk.BigramName,
-		"output_unigram": true,
-	}); err != nil {
-		return nil, err
-	}
-	analyzer := func(code string) map[string]interface{} {
-		return map[string]interface{}{
-			"type":          custom.Name,
-			"tokenizer":     unicode.Name,
-			"token_filters": []interface{}{filterNFC, cjk.WidthName, filterUnigramBigram, code, lowercase.Name},
-		}
-	}
-	// The bigram filter renumbers the positions of every token it passes through,
-	// so it runs before the code filter, whose extra positions it would undo.
-	if err := im.AddCustomAnalyzer(textAnalyzer, analyzer(codeIndexFilterName)); err != nil {
-		return nil, err
-	}
-	if err := im.AddCustomAnalyzer(queryAnalyzer, analyzer(codeQueryFilterName)); err != nil {
+	if err := im.AddCustomAnalyzer(queryAnalyzer, map[string]interface{}{"type": analyzerType, "keep_whole": false}); err != nil {
 		return nil, err
 	}
 
@@ -104,7 +83,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	// are counted from postings (plan.go).
 	keywordField := func(store bool) *mapping.FieldMapping {
 		f := mapping.NewKeywordFieldMapping()
-		f.Analyzer = keyword.Name
+		f.Analyzer = keywordAnalyzer
 		f.Store = store
 		f.DocValues = false
 		f.IncludeInAll = false
@@ -132,7 +111,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	tm := mapping.NewDateTimeFieldMapping()
 	// Documents carry the time as Unix milliseconds: a time.Time value would be
 	// stored (and returned in hits) at RFC 3339's whole-second precision.
-	tm.DateFormat = milliseconds.Name
+	tm.DateFormat = timeFormat
 	tm.Store = true
 	tm.DocValues = true // "recent" order, and the plan's times (segcache.go)
 	tm.IncludeInAll = false

@@ -128,7 +128,11 @@ func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total
 	// One batch carries many small sessions: each batch waits for Bleve to persist
 	// it, which costs more than indexing a small session. A session's revision
 	// still travels with its last documents, and an unflushed batch is lost whole.
-	w := &batchWriter{bl: bl, b: bl.NewBatch(), maxDocs: ix.batchDocs}
+	docs, err := newDocBuilder(bl.Mapping())
+	if err != nil {
+		return st, fmt.Errorf("sync: %w", err)
+	}
+	w := &batchWriter{bl: bl, docs: docs, b: bl.NewBatch(), maxDocs: ix.batchDocs}
 	for _, id := range gone {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -174,6 +178,7 @@ func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total
 // batchWriter fills Bleve batches and writes each when it is full.
 type batchWriter struct {
 	bl        bleve.Index
+	docs      *docBuilder
 	b         *bleve.Batch
 	maxDocs   int
 	textBytes int
@@ -211,7 +216,7 @@ func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, 
 		}
 		seen[blk.ID] = struct{}{}
 		d := newBlockDoc(blk)
-		if err := w.b.Index(blk.ID, d); err != nil {
+		if err := w.b.IndexAdvanced(w.docs.document(blk.ID, d)); err != nil {
 			return fmt.Errorf("block %s: %w", blk.ID, err)
 		}
 		w.textBytes += len(d.Text)

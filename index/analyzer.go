@@ -1,0 +1,417 @@
+package index
+
+import (
+	"bytes"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/registry"
+	index "github.com/blevesearch/bleve_index_api"
+	"github.com/blevesearch/segment"
+	"golang.org/x/text/unicode/norm"
+)
+
+// analyzerType is the Bleve analyzer type of the text and query analyzers (see
+// newMapping): codeAnalyzer, registered under this name in Bleve's global
+// registry. Its "keep_whole" option is codeFilter's keepWhole.
+const analyzerType = "logbook_code_analyzer"
+
+func init() {
+	if err := registry.RegisterAnalyzer(analyzerType,
+		func(config map[string]interface{}, _ *registry.Cache) (analysis.Analyzer, error) {
+			keep, _ := config["keep_whole"].(bool)
+			return codeAnalyzer{keepWhole: keep}, nil
+		}); err != nil {
+		panic(err)
+	}
+}
+
+// codeAnalyzer is the logbook analyzer in one pass: the Unicode word segmenter,
+// NFC, CJK width folding, CJK unigrams plus bigrams, the code-identifier splitter
+// (codeFilter) and lowercasing, emitting exactly the tokens of that chain of Bleve
+// filters (referenceMapping in the tests builds the chain and compares them).
+//
+// The chain costs about twice as much CPU: every filter allocates a new token
+// stream, the bigram filter decodes every token to runes and allocates each
+// bigram and unigram, and NFC and width folding run on ASCII words too. Here an
+// ASCII word (most of a coding transcript) goes from the segmenter to the output
+// with at most one copy, made when it has capitals to lowercase. Text fields are
+// analyzed straight into term frequencies (textField), skipping the token stream
+// altogether.
+//
+// Invalid UTF-8 is read as U+FFFD, which separates words: the segmenter would
+// stop at the first invalid byte and leave every later word unindexed.
+type codeAnalyzer struct {
+	keepWhole bool
+}
+
+// tok is one token of codeAnalyzer's output. term points into the input or into
+// the analysis' arena; neither changes afterwards.
+type tok struct {
+	term       []byte
+	start, end int
+	pos        int
+	typ        analysis.TokenType
+}
+
+// tokens is the reusable state of one analysis.
+type tokens struct {
+	out   []tok
+	arena []byte   // terms that differ from the input: lowercased, normalized, bigrams, parts
+	parts [][2]int // splitIdentifier's scratch
+	runes []rune   // width folding's scratch
+
+	// The CJK bigram stage: the ideographic character waiting for its successor.
+	held    tok
+	holding bool
+	outPos  int // the bigram stage renumbers positions from 1
+	shift   int // positions the code stage added so far
+}
+
+var tokensPool = sync.Pool{New: func() any { return new(tokens) }}
+
+// Analyze implements analysis.Analyzer (the query side, and Bleve's highlighter).
+func (a codeAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	ts := tokensPool.Get().(*tokens)
+	defer tokensPool.Put(ts)
+	a.run(input, ts)
+	out := make(analysis.TokenStream, len(ts.out))
+	backing := make([]analysis.Token, len(ts.out))
+	for i, t := range ts.out {
+		backing[i] = analysis.Token{Term: bytes.Clone(t.term), Start: t.start, End: t.end, Position: t.pos, Type: t.typ}
+		out[i] = &backing[i]
+	}
+	return out
+}
+
+// run analyzes input into ts.out.
+func (a codeAnalyzer) run(input []byte, ts *tokens) {
+	ts.out, ts.arena = ts.out[:0], ts.arena[:0]
+	ts.holding, ts.outPos, ts.shift = false, 1, 0
+	if !utf8.Valid(input) {
+		// Offsets then refer to the repaired text; stored text is repaired the same
+		// way before it gets here (blockText), so they match what is shown.
+		input = bytes.ToValidUTF8(input, []byte(string(utf8.RuneError)))
+	}
+	seg := segment.NewWordSegmenterDirect(input)
+	start := 0
+	for seg.Segment() {
+		word := seg.Bytes()
+		end := start + len(word)
+		typ := seg.Type()
+		if typ == segment.None {
+			start = end
+			continue
+		}
+		term := word
+		if !isASCII(term) {
+			// NFC, then width folding; neither changes an ASCII word.
+			if !norm.NFC.IsNormal(term) {
+				n := len(ts.arena)
+				ts.arena = norm.NFC.Append(ts.arena, term...)
+				term = ts.arena[n:len(ts.arena):len(ts.arena)]
+			}
+			term = ts.foldWidth(term)
+		}
+		switch typ {
+		case segment.Ideo, segment.Kana:
+			a.ideographic(ts, term, start)
+		case segment.Number:
+			ts.flushHeld(a)
+			a.code(ts, tok{term: term, start: start, end: end, typ: analysis.Numeric})
+		default:
+			ts.flushHeld(a)
+			a.code(ts, tok{term: term, start: start, end: end, typ: analysis.AlphaNumeric})
+		}
+		start = end
+	}
+	ts.flushHeld(a)
+}
+
+// ideographic is the CJK bigram stage (Bleve's cjk_bigram with output_unigram) for
+// an ideographic word: each character is a unigram, and each pair of adjacent
+// characters a bigram at the first one's position.
+func (a codeAnalyzer) ideographic(ts *tokens, term []byte, start int) {
+	for off := 0; off < len(term); {
+		_, size := utf8.DecodeRune(term[off:])
+		t := tok{term: term[off : off+size : off+size], start: start + off, end: start + off + size, typ: analysis.Ideographic}
+		off += size
+		if ts.holding && t.start != ts.held.end {
+			ts.flushHeld(a)
+		}
+		if ts.holding {
+			h := ts.held
+			a.code(ts, tok{term: h.term, start: h.start, end: h.end, typ: analysis.Single})
+			n := len(ts.arena)
+			ts.arena = append(append(ts.arena, h.term...), t.term...)
+			a.code(ts, tok{term: ts.arena[n:len(ts.arena):len(ts.arena)], start: h.start, end: t.end, typ: analysis.Double})
+			ts.outPos++
+		}
+		ts.held, ts.holding = t, true
+	}
+}
+
+// flushHeld emits the held ideographic character as a unigram of its own.
+func (ts *tokens) flushHeld(a codeAnalyzer) {
+	if !ts.holding {
+		return
+	}
+	h := ts.held
+	ts.holding = false
+	a.code(ts, tok{term: h.term, start: h.start, end: h.end, typ: analysis.Single})
+	ts.outPos++
+}
+
+// code is codeFilter and then lowercasing, for a token the bigram stage emits at
+// ts.outPos. Only the bigram stage's own tokens (unigrams, bigrams) share a
+// position, so every other token moves ts.outPos on.
+func (a codeAnalyzer) code(ts *tokens, t tok) {
+	t.pos = ts.outPos + ts.shift
+	if t.typ != analysis.Single && t.typ != analysis.Double {
+		ts.outPos++
+	}
+	if t.typ != analysis.AlphaNumeric {
+		t.term = ts.lower(t.term)
+		ts.out = append(ts.out, t)
+		return
+	}
+	if len(t.term) > maxTermBytes {
+		return
+	}
+	ts.parts = splitIdentifier(t.term, ts.parts[:0])
+	if len(ts.parts) == 0 || len(ts.parts) == 1 && ts.parts[0] == [2]int{0, len(t.term)} {
+		t.term = ts.lower(t.term)
+		ts.out = append(ts.out, t)
+		return
+	}
+	whole := t.term
+	if a.keepWhole {
+		t.term = ts.lower(whole)
+		ts.out = append(ts.out, t)
+	}
+	aligned := t.end-t.start == len(whole)
+	for i, p := range ts.parts {
+		part := tok{term: ts.lower(whole[p[0]:p[1]:p[1]]), start: t.start, end: t.end, pos: t.pos + i, typ: analysis.AlphaNumeric}
+		if aligned {
+			part.start, part.end = t.start+p[0], t.start+p[1]
+		}
+		ts.out = append(ts.out, part)
+	}
+	ts.shift += len(ts.parts) - 1
+}
+
+// lower returns term lowercased as Bleve's lowercase filter does it, copied into
+// the arena when that changes it.
+func (ts *tokens) lower(term []byte) []byte {
+	i := 0
+	for ; i < len(term); i++ {
+		c := term[i]
+		if c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			break
+		}
+	}
+	if i == len(term) {
+		return term
+	}
+	if isASCII(term[i:]) {
+		n := len(ts.arena)
+		ts.arena = append(ts.arena, term...)
+		out := ts.arena[n:len(ts.arena):len(ts.arena)]
+		for j := i; j < len(out); j++ {
+			if c := out[j]; 'A' <= c && c <= 'Z' {
+				out[j] = c + 'a' - 'A'
+			}
+		}
+		return out
+	}
+	if !hasUpper(term[i:]) {
+		return term
+	}
+	n := len(ts.arena)
+	ts.arena = append(ts.arena, term...)
+	out := toLowerDeferredCopy(ts.arena[n:len(ts.arena):len(ts.arena)])
+	if len(out) > 0 && &out[0] == &ts.arena[n] {
+		ts.arena = ts.arena[:n+len(out)]
+	}
+	return out
+}
+
+// hasUpper reports whether lowercasing changes any rune of term.
+func hasUpper(term []byte) bool {
+	for i := 0; i < len(term); {
+		r, size := rune(term[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(term[i:])
+		}
+		if unicode.ToLower(r) != r {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// toLowerDeferredCopy is Bleve's lowercase filter (analysis/token/lowercase),
+// which lowercases s in place, except where a rune's lowercase is wider.
+func toLowerDeferredCopy(s []byte) []byte {
+	j := 0
+	for i := 0; i < len(s); {
+		wid := 1
+		r := rune(s[i])
+		if r >= utf8.RuneSelf {
+			r, wid = utf8.DecodeRune(s[i:])
+		}
+		l := unicode.ToLower(r)
+		if l == r {
+			i += wid
+			j += wid
+			continue
+		}
+		// The final sigma of a word.
+		if l == 'σ' && i+2 == len(s) {
+			l = 'ς'
+		}
+		lwid := utf8.RuneLen(l)
+		if lwid > wid {
+			rest := bytes.ToLower(s[i:])
+			rv := make([]byte, j+len(rest))
+			copy(rv[:j], s[:j])
+			copy(rv[j:], rest)
+			return rv
+		}
+		utf8.EncodeRune(s[j:], l)
+		i += wid
+		j += lwid
+	}
+	return s[:j]
+}
+
+// foldWidth is Bleve's cjk_width filter: full-width ASCII variants become ASCII,
+// half-width Katakana full-width (joining a voiced sound mark to its kana). term
+// is returned as it is when it has no such character.
+func (ts *tokens) foldWidth(term []byte) []byte {
+	found := false
+	for _, r := range string(term) {
+		if r >= 0xFF01 && r <= 0xFF9F {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return term
+	}
+	runes := ts.runes[:0]
+	for _, r := range string(term) {
+		runes = append(runes, r)
+	}
+	for i := 0; i < len(runes); i++ {
+		ch := runes[i]
+		if ch >= 0xFF01 && ch <= 0xFF5E {
+			runes[i] -= 0xFEE0
+		} else if ch >= 0xFF65 && ch <= 0xFF9F {
+			if (ch == 0xFF9E || ch == 0xFF9F) && i > 0 && combineKana(runes, i, ch) {
+				runes = append(runes[:i], runes[i+1:]...)
+				i--
+			} else {
+				runes[i] = kanaNorm[ch-0xFF65]
+			}
+		}
+	}
+	ts.runes = runes
+	n := len(ts.arena)
+	for _, r := range runes {
+		ts.arena = utf8.AppendRune(ts.arena, r)
+	}
+	return ts.arena[n:len(ts.arena):len(ts.arena)]
+}
+
+// The tables of Bleve's cjk_width filter.
+var kanaNorm = []rune{
+	0x30fb, 0x30f2, 0x30a1, 0x30a3, 0x30a5, 0x30a7, 0x30a9, 0x30e3, 0x30e5,
+	0x30e7, 0x30c3, 0x30fc, 0x30a2, 0x30a4, 0x30a6, 0x30a8, 0x30aa, 0x30ab,
+	0x30ad, 0x30af, 0x30b1, 0x30b3, 0x30b5, 0x30b7, 0x30b9, 0x30bb, 0x30bd,
+	0x30bf, 0x30c1, 0x30c4, 0x30c6, 0x30c8, 0x30ca, 0x30cb, 0x30cc, 0x30cd,
+	0x30ce, 0x30cf, 0x30d2, 0x30d5, 0x30d8, 0x30db, 0x30de, 0x30df, 0x30e0,
+	0x30e1, 0x30e2, 0x30e4, 0x30e6, 0x30e8, 0x30e9, 0x30ea, 0x30eb, 0x30ec,
+	0x30ed, 0x30ef, 0x30f3, 0x3099, 0x309A,
+}
+
+var kanaCombineVoiced = []rune{
+	78, 0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+	0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1,
+	0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 8, 8, 8, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+}
+
+var kanaCombineHalfVoiced = []rune{
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 2, 0, 0, 2,
+	0, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+}
+
+func combineKana(text []rune, pos int, r rune) bool {
+	prev := text[pos-1]
+	if prev >= 0x30A6 && prev <= 0x30FD {
+		if r == 0xFF9F {
+			text[pos-1] += kanaCombineHalfVoiced[prev-0x30A6]
+		} else {
+			text[pos-1] += kanaCombineVoiced[prev-0x30A6]
+		}
+		return text[pos-1] != prev
+	}
+	return false
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// frequencies builds the term frequencies of ts.out, as Bleve's
+// analysis.TokenFrequency does with term vectors, in a handful of allocations:
+// the locations and each term's list of them are carved from two slabs, and the
+// map's keys share the terms' bytes (which never change once emitted).
+func (ts *tokens) frequencies() index.TokenFrequencies {
+	n := len(ts.out)
+	freqs := make(index.TokenFrequencies, n/2+1)
+	tfs := make([]index.TokenFreq, 0, n/2+1)
+	byTerm := make([]*index.TokenFreq, n) // each token's entry
+	for i := range ts.out {
+		t := &ts.out[i]
+		key := unsafe.String(unsafe.SliceData(t.term), len(t.term))
+		tf := freqs[key]
+		if tf == nil {
+			if len(tfs) == cap(tfs) {
+				tfs = make([]index.TokenFreq, 0, max(16, (n-i)/2))
+			}
+			tfs = append(tfs, index.TokenFreq{Term: t.term})
+			tf = &tfs[len(tfs)-1]
+			freqs[key] = tf
+		}
+		tf.SetFrequency(tf.Frequency() + 1)
+		byTerm[i] = tf
+	}
+	locs := make([]index.TokenLocation, n)
+	ptrs := make([]*index.TokenLocation, n)
+	off := 0
+	for _, tf := range freqs {
+		f := tf.Frequency()
+		tf.Locations = ptrs[off : off : off+f]
+		off += f
+	}
+	for i := range ts.out {
+		t := &ts.out[i]
+		locs[i] = index.TokenLocation{Start: t.start, End: t.end, Position: t.pos}
+		tf := byTerm[i]
+		tf.Locations = append(tf.Locations, &locs[i])
+	}
+	return freqs
+}

@@ -1,0 +1,212 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/unicodenorm"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive"
+)
+
+// The analyzers of referenceMapping: Bleve's tokenizer and filters, chained as
+// codeAnalyzer claims to behave.
+const (
+	chainIndexAnalyzer = "logbook_chain"
+	chainQueryAnalyzer = "logbook_chain_query"
+)
+
+// referenceMapping is newMapping with its text field analyzed by the chain of
+// Bleve's Unicode tokenizer, NFC, CJK width, CJK unigrams plus bigrams, codeFilter
+// and lowercase, and documents made by the mapping (MapDocument).
+func referenceMapping(t testing.TB) *mapping.IndexMappingImpl {
+	t.Helper()
+	im, err := newMapping()
+	require.NoError(t, err)
+	require.NoError(t, im.AddCustomTokenFilter("logbook_nfc", map[string]interface{}{
+		"type": unicodenorm.Name, "form": unicodenorm.NFC}))
+	require.NoError(t, im.AddCustomTokenFilter("logbook_cjk_unigram_bigram", map[string]interface{}{
+		"type": cjk.BigramName, "output_unigram": true}))
+	for name, code := range map[string]string{chainIndexAnalyzer: codeIndexFilterName, chainQueryAnalyzer: codeQueryFilterName} {
+		require.NoError(t, im.AddCustomAnalyzer(name, map[string]interface{}{
+			"type":      custom.Name,
+			"tokenizer": unicode.Name,
+			// The bigram filter renumbers the positions of every token it passes
+			// through, so it runs before the code filter.
+			"token_filters": []interface{}{"logbook_nfc", cjk.WidthName, "logbook_cjk_unigram_bigram", code, lowercase.Name},
+		}))
+	}
+	im.TypeMapping[docType].Properties[fieldText].Fields[0].Analyzer = chainIndexAnalyzer
+	return im
+}
+
+// analyzerSamples are texts that exercise each stage of the chain.
+var analyzerSamples = []string{
+	"",
+	"getUserName returns the user's HTTPServer; max_tokens=512, src/app/main.go --dry-run",
+	"v1.2.3 3.14 1,000,000 0x1F md5Sum base64Encode __init__ IOError",
+	"写入权限 被拒绝：请检查 config.yaml 中的 writePermission 字段",
+	"混合 text写入 and 日本語のテキスト カタカナ ｶﾀｶﾅ ｶﾞｷﾞ ﾊﾟﾋﾟ",
+	"ＦＵＬＬＷＩＤＴＨ ＡＳＣＩＩ １２３ ｆｏｏＢａｒ",
+	"ΣΊΣΥΦΟΣ ΟΔΟΣ Ⱥȿ ȾEST İstanbul ǅemal straße ﬁle",
+	"e\u0301cole cafe\u0301 Cafe\u0301Bar \u1100\u1161\u11a8 한국어 텍스트",
+	"emoji 🚀 launch👍done ❤️ #hash @user a.b.c_d-e/f:g",
+	strings.Repeat("aB", 40) + " " + strings.Repeat("x", 200) + " tail",
+	"汉 字 分 开\n汉字\t相邻", "单", "a汉b字c",
+	"don't can’t it's O'Reilly rock'n'roll",
+	"ÀÉÎÕÜ ñandúÑandú ĲssEL ǈubljana",
+}
+
+// chainTokens renders an analyzer's output for comparison.
+func chainTokens(ts analysis.TokenStream) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = fmt.Sprintf("%q@%d[%d:%d]%d", t.Term, t.Position, t.Start, t.End, t.Type)
+	}
+	return out
+}
+
+func TestCodeAnalyzerMatchesChain(t *testing.T) {
+	ref := referenceMapping(t)
+	texts := slices.Clone(analyzerSamples)
+	for _, b := range fixture(t).blocks {
+		texts = append(texts, blockText(b))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		texts = append(texts, randomText(rng))
+	}
+	for _, keep := range []bool{true, false} {
+		chain := ref.AnalyzerNamed(map[bool]string{true: chainIndexAnalyzer, false: chainQueryAnalyzer}[keep])
+		fused := codeAnalyzer{keepWhole: keep}
+		mismatches := 0
+		for _, text := range texts {
+			want := chainTokens(chain.Analyze([]byte(text)))
+			got := chainTokens(fused.Analyze([]byte(text)))
+			if !assert.Equal(t, want, got, "keepWhole=%v text %q", keep, text) {
+				if mismatches++; mismatches > 3 {
+					t.FailNow()
+				}
+			}
+		}
+	}
+}
+
+// randomText mixes the kinds of characters the analyzer treats differently.
+func randomText(rng *rand.Rand) string {
+	pieces := []string{"get", "User", "NAME", "_", ".", "-", "/", " ", " ", "\n", "3", "42", "x9",
+		"写", "入", "权限", "の", "カタ", "ｶ", "ﾞ", "ﾟ", "Ａ", "ｂ", "１", "é", "e\u0301", "Σ", "ς", "Ⱥ", "İ",
+		"'", "’", ",", ":", "한", "🚀", "\u200d", "ǅ", "ﬁ", "\t", "‐", "٣", "ℌ"}
+	var sb strings.Builder
+	for range rng.IntN(24) {
+		sb.WriteString(pieces[rng.IntN(len(pieces))])
+	}
+	return sb.String()
+}
+
+func TestDocumentMatchesMapping(t *testing.T) {
+	ref := referenceMapping(t)
+	im, err := newMapping()
+	require.NoError(t, err)
+	b, err := newDocBuilder(im)
+	require.NoError(t, err)
+	blocks := slices.Clone(fixture(t).blocks)
+	blocks = append(blocks,
+		archive.Block{ID: "no-time", SessionID: "s", Kind: archive.BlockHuman, Text: "a getUserName 写入"},
+		archive.Block{ID: "empty", SessionID: "s"},
+	)
+	turn := int64(3)
+	blocks = append(blocks, archive.Block{ID: "turn", SessionID: "s", Turn: &turn, Step: &turn, IsError: true, Text: "x"})
+	for _, blk := range blocks {
+		d := newBlockDoc(blk)
+		want := document.NewDocument(blk.ID)
+		require.NoError(t, ref.MapDocument(want, d))
+		got := b.document(blk.ID, d)
+		require.Equal(t, describeDoc(want), describeDoc(got), "block %s", blk.ID)
+	}
+}
+
+// describeDoc renders a document's fields after analysis: everything of them
+// Bleve writes into a segment.
+func describeDoc(d *document.Document) []string {
+	var out []string
+	assertNoComposite := len(d.CompositeFields)
+	out = append(out, fmt.Sprintf("id %s, %d composite fields", d.ID(), assertNoComposite))
+	for _, f := range d.Fields {
+		f.Analyze()
+		out = append(out, fmt.Sprintf("%s %c opts=%v value=%q arraypos=%d length=%d plain=%d",
+			f.Name(), f.EncodedFieldType(), f.Options(), f.Value(), len(f.ArrayPositions()), f.AnalyzedLength(), f.NumPlainTextBytes()))
+		freqs := f.AnalyzedTokenFrequencies()
+		terms := make([]string, 0, len(freqs))
+		for term := range freqs {
+			terms = append(terms, term)
+		}
+		slices.Sort(terms)
+		for _, term := range terms {
+			tf := freqs[term]
+			line := fmt.Sprintf("  %q=%q x%d:", term, tf.Term, tf.Frequency())
+			for _, l := range tf.Locations {
+				line += fmt.Sprintf(" %d[%d:%d]a%d", l.Position, l.Start, l.End, len(l.ArrayPositions))
+			}
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// BenchmarkAnalyzeBlocks analyzes every block of the real corpus log into the
+// fields Bleve indexes, the way Sync did it (the mapping's documents, analyzed by
+// the chain of Bleve's filters) and the way it does it now (docBuilder's, with
+// the text analyzed by codeAnalyzer into term frequencies).
+func BenchmarkAnalyzeBlocks(b *testing.B) {
+	var docs []blockDoc
+	var text int64
+	for _, blk := range fixture(b).blocks {
+		d := newBlockDoc(blk)
+		docs = append(docs, d)
+		text += int64(len(d.Text))
+	}
+	ref := referenceMapping(b)
+	im, err := newMapping()
+	require.NoError(b, err)
+	db, err := newDocBuilder(im)
+	require.NoError(b, err)
+	analyzeAll := func(d *document.Document) {
+		for _, f := range d.Fields {
+			f.Analyze()
+		}
+	}
+	b.Run("chain", func(b *testing.B) {
+		b.SetBytes(text)
+		for range b.N {
+			for i, d := range docs {
+				doc := document.NewDocument(strconv.Itoa(i))
+				if err := ref.MapDocument(doc, d); err != nil {
+					b.Fatal(err)
+				}
+				analyzeAll(doc)
+			}
+		}
+	})
+	b.Run("fused", func(b *testing.B) {
+		b.SetBytes(text)
+		for range b.N {
+			for i, d := range docs {
+				analyzeAll(db.document(strconv.Itoa(i), d))
+			}
+		}
+	})
+}
