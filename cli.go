@@ -188,7 +188,10 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	// any search) brings the index level with the archive again.
 	indexed := true
 	if ix, err := e.openIndex(ctx, s, holderImport, *asJSON); errors.Is(err, index.ErrInUse) {
-		fmt.Fprintln(e.stderr, "logbook import: the search index is open in a running Logbook; it indexes these sessions within seconds")
+		// The holder says who it is (index.InUseError): a running window or serve
+		// indexes what was imported within seconds; after a short command, the next
+		// search (which brings the index level first) or import does.
+		fmt.Fprintf(e.stderr, "logbook import: %s; the imported sessions are indexed by a running Logbook within seconds, or else by the next search or import\n", termSafe(err.Error()))
 	} else if err != nil {
 		indexed = false
 		fmt.Fprintf(e.stderr, "logbook import: search index not updated: %v\n", err)

@@ -1,0 +1,364 @@
+// Package faults is the fault-injection suite: it runs the real logbook binary the
+// way a person's machine fails it (kill -9 in the middle of an import, a disk that
+// fills up, a data directory that cannot be written) and checks that nothing the
+// archive held is ever lost or changed, and that every command answers truly.
+package faults
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/dshgen"
+)
+
+// bin is the logbook binary built for the suite (the headless build).
+var bin string
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		dir, err := os.MkdirTemp("", "logbook-faults-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "logbook")
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = filepath.Join("..", "..")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build logbook:", err)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// result is one run of the binary.
+type result struct {
+	stdout, stderr string
+	code           int
+	maxRSS         int64 // bytes
+}
+
+// logbook runs the binary with args against data and waits for it.
+func logbook(t *testing.T, data string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--data", data}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "DSH_HOME=")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if cmd.ProcessState != nil {
+		r.code = cmd.ProcessState.ExitCode()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.maxRSS = ru.Maxrss << 10
+		}
+	} else {
+		require.NoError(t, err)
+	}
+	return r
+}
+
+// importReport is the part of `import --json` the suite reads.
+type importReport struct {
+	Files []struct {
+		Path      string `json:"path"`
+		SessionID string `json:"session_id"`
+		Verdict   string `json:"verdict"`
+		Action    string `json:"action"`
+		Error     *struct {
+			Kind    string `json:"kind"`
+			Message string `json:"message"`
+		} `json:"error"`
+	} `json:"files"`
+}
+
+func parseReport(t *testing.T, r result) importReport {
+	t.Helper()
+	var rep importReport
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), "import --json printed: %s\nstderr: %s", r.stdout, r.stderr)
+	return rep
+}
+
+// logical returns a session file's logical bytes (zstd frames decoded).
+func logical(t *testing.T, path string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	if !strings.HasSuffix(path, ".zstd") {
+		return raw
+	}
+	dec, err := zstd.NewReader(nil)
+	require.NoError(t, err)
+	defer dec.Close()
+	out, err := dec.DecodeAll(raw, nil)
+	require.NoError(t, err)
+	return out
+}
+
+// corpus writes generated sessions (plain and zstd) and a copy of the real log,
+// and returns the root and every session's logical bytes by id.
+func corpus(t *testing.T, mb int64) (string, map[string][]byte) {
+	t.Helper()
+	root := t.TempDir()
+	for i, compressed := range []bool{false, true} {
+		_, err := dshgen.WriteCorpus(filepath.Join(root, fmt.Sprintf("gen%d", i)), dshgen.CorpusOptions{
+			Seed: uint64(11 + i), Sessions: 12, TargetBytes: mb << 19, Compressed: compressed, Workers: 2})
+		require.NoError(t, err)
+	}
+	if real := filepath.Join("..", "..", "..", "shared", "corpus", "dsh", "wzx123188-deepseekharness", "session.jsonl.zstd"); fileExists(real) {
+		dst := filepath.Join(root, "real", "session.jsonl.zstd")
+		require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+		b, err := os.ReadFile(real)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(dst, b, 0o644))
+	} else if os.Getenv("CI") != "" {
+		t.Fatalf("CI has the shared corpus beside the checkout: %s is missing", real)
+	}
+	want := map[string][]byte{}
+	require.NoError(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.Contains(d.Name(), ".jsonl") {
+			return err
+		}
+		b := logical(t, p)
+		var h struct {
+			ID string `json:"id"`
+		}
+		require.NoError(t, json.Unmarshal(b[:bytes.IndexByte(b, '\n')], &h))
+		want[h.ID] = b
+		return nil
+	}))
+	return root, want
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// archived opens the archive in data and returns every session's export.
+func archived(t *testing.T, data string) map[string][]byte {
+	t.Helper()
+	ctx := context.Background()
+	s := archive.New(filepath.Join(data, "logbook.db"))
+	require.NoError(t, s.Open(ctx))
+	defer s.Close()
+	list, err := s.ListSessions(ctx, archive.SessionFilter{})
+	require.NoError(t, err)
+	out := map[string][]byte{}
+	for _, sess := range list {
+		var b bytes.Buffer
+		require.NoError(t, s.ExportJSONL(ctx, sess.ID, &b))
+		out[sess.ID] = b.Bytes()
+	}
+	return out
+}
+
+// searchTotal is `logbook search --json q`'s total.
+func searchTotal(t *testing.T, data, q string) int {
+	t.Helper()
+	r := logbook(t, data, "search", "--json", "--exhaustive", q)
+	require.Equal(t, 0, r.code, "search %q: %s", q, r.stderr)
+	var res struct {
+		Total int `json:"total"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
+	return res.Total
+}
+
+// TestKillNineNeverLosesOrChangesAnything kills `logbook import` with SIGKILL at
+// random moments, over and over. After every kill, each archived session is a
+// prefix of its source (nothing half-written, nothing altered) and no session
+// archived whole before a kill has changed; the import that finally completes
+// leaves every session byte-identical to its source, and search totals equal those
+// of an archive built without a single crash.
+func TestKillNineNeverLosesOrChangesAnything(t *testing.T) {
+	root, want := corpus(t, 24)
+	data := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 6))
+	whole := map[string][]byte{}
+	kills := 0
+	for round := 0; round < 25 && kills < 12; round++ {
+		cmd := exec.Command(bin, "--data", data, "import", "--json", root)
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "DSH_HOME=")
+		require.NoError(t, cmd.Start())
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+			// It finished before the kill: a full run.
+		case <-time.After(time.Duration(30+rng.IntN(900)) * time.Millisecond):
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			<-done
+			kills++
+		}
+		for id, got := range archived(t, data) {
+			src, ok := want[id]
+			require.True(t, ok, "the archive holds a session no source has: %s", id)
+			require.True(t, bytes.HasPrefix(src, got), "round %d: session %s is not a prefix of its source (%d of %d bytes)", round, id, len(got), len(src))
+			if prev, ok := whole[id]; ok {
+				require.True(t, bytes.Equal(prev, got), "round %d: session %s changed after it was archived whole", round, id)
+			}
+			if bytes.Equal(src, got) {
+				whole[id] = got
+			}
+		}
+	}
+	require.GreaterOrEqual(t, kills, 5, "the imports were killed mid-way")
+
+	r := logbook(t, data, "import", "--json", root)
+	require.Equal(t, 0, r.code, "the import after the kills: %s", r.stderr)
+	for _, f := range parseReport(t, r).Files {
+		assert.Contains(t, []string{"ok", "recovered"}, f.Verdict, "%s: %+v", f.Path, f.Error)
+	}
+	got := archived(t, data)
+	require.Len(t, got, len(want))
+	for id, src := range want {
+		assert.True(t, bytes.Equal(src, got[id]), "session %s exports byte for byte", id)
+	}
+
+	clean := t.TempDir()
+	r = logbook(t, clean, "import", "--json", root)
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, q := range []string{"error", "the", "写入权限", `"tool call"`, "kind:tool_result"} {
+		assert.Equal(t, searchTotal(t, clean, q), searchTotal(t, data, q), "search %q after the kills equals a clean archive's", q)
+	}
+}
+
+// mountOrSkip runs mount; it needs root, which CI has, so there a failure fails.
+func mountOrSkip(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("mount", args...).CombinedOutput(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must run this (as root): mount %v: %v %s", args, err, out)
+		}
+		t.Skipf("needs root: mount %v: %v", args, err)
+	}
+}
+
+// TestFullDiskIsAFaultNotAVerdict fills the disk of a data directory that already
+// holds an archive and its index, then imports more. The import exits 1 and reports
+// the files that did not fit as failed with the cause disk-full (never corrupt);
+// search still answers; and once there is room the next import archives them, every
+// session byte for byte.
+func TestFullDiskIsAFaultNotAVerdict(t *testing.T) {
+	root, want := corpus(t, 16)
+	data := t.TempDir()
+	mountOrSkip(t, "-t", "tmpfs", "-o", "size=96m", "tmpfs", data)
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", data).Run() })
+
+	first := filepath.Join(root, "gen0")
+	r := logbook(t, data, "import", "--json", first)
+	require.Equal(t, 0, r.code, r.stderr)
+	before := archived(t, data)
+	// Fill the disk but for 2 MiB, as a big download or a build would.
+	var st syscall.Statfs_t
+	require.NoError(t, syscall.Statfs(data, &st))
+	free := int64(st.Bavail) * st.Bsize
+	ballast := filepath.Join(data, "ballast")
+	require.NoError(t, os.WriteFile(ballast, make([]byte, free-2<<20), 0o600))
+
+	r = logbook(t, data, "import", "--json", root)
+	assert.Equal(t, 1, r.code, "a run that could not archive every file exits 1: %s", r.stderr)
+	failed := 0
+	for _, f := range parseReport(t, r).Files {
+		assert.NotEqual(t, "corrupt", f.Verdict, "a full disk is never a verdict on %s: %+v", f.Path, f.Error)
+		if f.Verdict == "failed" {
+			failed++
+			require.NotNil(t, f.Error)
+			assert.Equal(t, "disk-full", f.Error.Kind, f.Error.Message)
+		}
+	}
+	require.Greater(t, failed, 0, "the disk is too small for the corpus")
+	s := logbook(t, data, "search", "--json", "error")
+	assert.Equal(t, 0, s.code, "search still answers on a full disk: %s", s.stderr)
+	after := archived(t, data)
+	for id, got := range before {
+		assert.True(t, bytes.Equal(got, after[id]), "session %s archived before the disk filled is unchanged", id)
+	}
+	for id, got := range after {
+		assert.True(t, bytes.HasPrefix(want[id], got), "session %s is a prefix of its source", id)
+	}
+
+	require.NoError(t, os.Remove(ballast))
+	r = logbook(t, data, "import", "--json", root)
+	require.Equal(t, 0, r.code, r.stderr)
+	got := archived(t, data)
+	for id, src := range want {
+		assert.True(t, bytes.Equal(src, got[id]), "session %s exports byte for byte", id)
+	}
+}
+
+// TestReadOnlyDataDirectory reads an archive on a read-only mount: sessions, show,
+// export and search work, import says why it cannot, and nothing in the directory
+// changes.
+func TestReadOnlyDataDirectory(t *testing.T) {
+	root, want := corpus(t, 4)
+	data := t.TempDir()
+	r := logbook(t, data, "import", "--json", root)
+	require.Equal(t, 0, r.code, r.stderr)
+	wantErrors := searchTotal(t, data, "error")
+	ro := t.TempDir()
+	mountOrSkip(t, "--bind", data, ro)
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", ro).Run() })
+	require.NoError(t, exec.Command("mount", "-o", "remount,ro,bind", ro).Run())
+	before := snapshot(t, data)
+
+	r = logbook(t, ro, "sessions", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var list []struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &list))
+	assert.Len(t, list, len(want))
+	id := list[0].ID
+	r = logbook(t, ro, "show", id)
+	assert.Equal(t, 0, r.code, r.stderr)
+	r = logbook(t, ro, "export", id, "--format", "jsonl")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.True(t, bytes.Equal(want[id], []byte(r.stdout)), "export from a read-only directory is byte for byte")
+	assert.Equal(t, wantErrors, searchTotal(t, ro, "error"), "search answers read-only")
+
+	r = logbook(t, ro, "import", root)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "cannot be written")
+	assert.Equal(t, before, snapshot(t, data), "nothing in the data directory changed")
+}
+
+// snapshot lists every file under dir with its size and modification time.
+func snapshot(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			out = append(out, fmt.Sprintf("%s %d %s", strings.TrimPrefix(p, dir), fi.Size(), fi.ModTime()))
+		}
+		return nil
+	}))
+	return out
+}
