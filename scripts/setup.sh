@@ -20,6 +20,9 @@ pkgs+=(libgtk-3-dev libwebkit2gtk-4.0-dev pkg-config gcc)
 pkgs+=(xvfb xauth fonts-dejavu-core fonts-wqy-zenhei)
 # Browser end-to-end tests of the served UI (chromedp drives it over CDP).
 pkgs+=(chromium)
+# GNU time: the fault suite reads a child's true peak RSS from it (a Go parent's
+# rusage of its child counts the parent's own pages, see e2e/faults).
+pkgs+=(time)
 # The UI is built with npm (Vite). Debian's nodejs is only installed when there is
 # no npm at all; a NodeSource or nvm Node already on PATH is kept.
 if ! command -v npm >/dev/null 2>&1; then

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -361,4 +362,153 @@ func snapshot(t *testing.T, dir string) []string {
 		return nil
 	}))
 	return out
+}
+
+// peakRSS runs the binary under GNU time and returns its result and true peak RSS in
+// bytes. (A Go parent's rusage of its child is no use: the child is started with
+// vfork and inherits the parent's high-water mark.)
+func peakRSS(t *testing.T, data string, args ...string) (result, int64) {
+	t.Helper()
+	gnuTime := "/usr/bin/time"
+	if !fileExists(gnuTime) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI installs GNU time (scripts/setup.sh): %s is missing", gnuTime)
+		}
+		t.Skip("GNU time is not installed (apt-get install time)")
+	}
+	out := filepath.Join(t.TempDir(), "rss")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gnuTime, append([]string{"-f", "%M", "-o", out, bin, "--data", data}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "DSH_HOME=")
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	_ = cmd.Run()
+	r := result{stdout: so.String(), stderr: se.String(), code: cmd.ProcessState.ExitCode()}
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	// GNU time puts "Command exited with non-zero status N" before the figure.
+	fields := strings.Fields(string(b))
+	require.NotEmpty(t, fields, "GNU time printed nothing")
+	var kb int64
+	_, err = fmt.Sscan(fields[len(fields)-1], &kb)
+	require.NoError(t, err, "GNU time printed %q", b)
+	return r, kb << 10
+}
+
+// letters reads n bytes of lowercase letters: JSON-safe string content.
+type letters struct{ n int64 }
+
+func (l *letters) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), l.n)
+	for i := range p[:n] {
+		p[i] = 'a' + byte(i%26)
+	}
+	l.n -= n
+	return int(n), nil
+}
+
+// writeFrom writes the readers' bytes to path, making its folder.
+func writeFrom(t *testing.T, path string, rs ...io.Reader) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = io.Copy(f, io.MultiReader(rs...))
+	require.NoError(t, err)
+}
+
+// TestHostileFilesBoundedMemory imports, in one run beside a good copy of the real
+// log, the inputs that used to crash or balloon an import: /dev/zero named as a
+// path, a FIFO named like a session, a 24 MiB line in the middle of a session, a
+// 40 MiB file without a newline, and a zstd bomb (a few hundred KiB decoding to 1
+// GiB). Each gets its own specific error, the good file is archived whole, the run
+// ends, and its peak RSS stays under 300 MB.
+func TestHostileFilesBoundedMemory(t *testing.T) {
+	root := t.TempDir()
+	const header = `{"type":"session","version":0,"id":%q,"createdAt":1786901809409,"cwd":"/home/u/p","delegationDepth":0}` + "\n"
+	turn := func(seq int, n int) string {
+		return fmt.Sprintf(`{"type":"turn/start","seq":%d,"time":1,"data":{"turn":%d}}`+"\n"+
+			`{"type":"turn/end","seq":%d,"time":2,"data":{"turn":%d,"reason":{"kind":"completed"}}}`+"\n", seq, n, seq+1, n)
+	}
+	fifo := filepath.Join(root, "pipe", "session-fifo", "session.jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Dir(fifo), 0o755))
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	long := filepath.Join(root, "long", "session-long", "session.jsonl")
+	writeFrom(t, long, strings.NewReader(fmt.Sprintf(header, "session-long")+turn(0, 1)+
+		`{"type":"turn/start","seq":2,"time":3,"data":{"turn":2}}`+"\n"+
+		`{"type":"user/message","seq":3,"time":4,"data":{"content":[{"type":"text","text":"`),
+		&letters{n: 24 << 20}, strings.NewReader(`"}]},"surfaceOp":"append"}`+"\n"+turn(4, 3)))
+	nonl := filepath.Join(root, "nonl", "session-nonl", "session.jsonl")
+	writeFrom(t, nonl, &letters{n: 40 << 20})
+	bomb := filepath.Join(root, "bomb", "session-bomb", "session.jsonl.zstd")
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	require.NoError(t, err)
+	frames := enc.EncodeAll([]byte(fmt.Sprintf(header, "session-bomb")), nil)
+	enc.Close()
+	var zb bytes.Buffer
+	zw, err := zstd.NewWriter(&zb, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	require.NoError(t, err)
+	_, err = io.Copy(zw, io.LimitReader(zeroReader{}, 1<<30))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	writeFrom(t, bomb, bytes.NewReader(frames), &zb)
+	good, want := corpusReal(t, root)
+
+	data := t.TempDir()
+	r, rss := peakRSS(t, data, "import", "--json", root, "/dev/zero")
+	t.Logf("hostile import: peak RSS %.1f MB, exit %d", float64(rss)/1e6, r.code)
+	assert.Less(t, rss, int64(300<<20), "peak RSS of the import")
+	assert.Equal(t, 1, r.code, r.stderr)
+	byPath := map[string]string{}
+	for _, f := range parseReport(t, r).Files {
+		kind := ""
+		if f.Error != nil {
+			kind = f.Error.Kind
+		}
+		byPath[f.Path] = f.Verdict + " " + kind
+	}
+	assert.Equal(t, "failed not-regular-file", byPath["/dev/zero"])
+	assert.Equal(t, "failed not-regular-file", byPath[fifo])
+	assert.Equal(t, "corrupt line-too-long", byPath[long])
+	assert.Equal(t, "corrupt line-too-long", byPath[nonl])
+	assert.Equal(t, "corrupt frame-too-large", byPath[bomb])
+	if good != "" {
+		assert.Equal(t, "ok ", byPath[good])
+		got := archived(t, data)
+		for id, b := range want {
+			assert.True(t, bytes.Equal(b, got[id]), "the good session %s is archived whole", id)
+		}
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// corpusReal copies the real log under root, if the shared corpus is there, and
+// returns its path and logical bytes by session id.
+func corpusReal(t *testing.T, root string) (string, map[string][]byte) {
+	t.Helper()
+	real := filepath.Join("..", "..", "..", "shared", "corpus", "dsh", "wzx123188-deepseekharness", "session.jsonl.zstd")
+	if !fileExists(real) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI has the shared corpus beside the checkout: %s is missing", real)
+		}
+		return "", nil
+	}
+	dst := filepath.Join(root, "real", "session-real", "session.jsonl.zstd")
+	b, err := os.ReadFile(real)
+	require.NoError(t, err)
+	writeFrom(t, dst, bytes.NewReader(b))
+	l := logical(t, dst)
+	var h struct {
+		ID string `json:"id"`
+	}
+	require.NoError(t, json.Unmarshal(l[:bytes.IndexByte(l, '\n')], &h))
+	return dst, map[string][]byte{h.ID: l}
 }
