@@ -270,3 +270,10 @@ func TestReindexDuringSearch(t *testing.T) {
 	require.NoError(t, err)
 	<-done
 }
+
+func TestTextWeight(t *testing.T) {
+	assert.Equal(t, 0, textWeight(""))
+	assert.Equal(t, 11, textWeight("getUserName"))
+	assert.Equal(t, 18, textWeight("写入"), "two CJK characters make four tokens, like 18 bytes of ASCII")
+	assert.Equal(t, 1+2*3, textWeight("aé"), "each byte of a non-ASCII character weighs three")
+}
