@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"regexp"
 	"strings"
 	"sync"
@@ -60,11 +59,30 @@ func startServe(t *testing.T, ctx context.Context, args ...string) (string, *loc
 	return url, &out, done
 }
 
-// browser is an HTTP client with a cookie jar, like a browser tab.
+// browser is an HTTP client like a browser tab of the UI: it keeps the token of
+// the link it opened and sends it in the X-Logbook-Token header, as the page does.
 func browser(t *testing.T) *http.Client {
-	jar, err := cookiejar.New(nil)
-	require.NoError(t, err)
-	return &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	return &http.Client{Transport: &tab{base: http.DefaultTransport}, Timeout: 10 * time.Second}
+}
+
+type tab struct {
+	mu    sync.Mutex
+	token string
+	base  http.RoundTripper
+}
+
+func (t *tab) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.mu.Lock()
+	if tok := r.URL.Query().Get("token"); tok != "" {
+		t.token = tok
+	}
+	tok := t.token
+	t.mu.Unlock()
+	if tok != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("X-Logbook-Token", tok)
+	}
+	return t.base.RoundTrip(r)
 }
 
 func postJSON(t *testing.T, c *http.Client, url, body string) (int, string) {
@@ -89,7 +107,7 @@ func TestServe(t *testing.T) {
 	resp.Body.Close()
 	// 200 with a built UI, 503 with the "not built" page; either way the token was taken.
 	assert.Contains(t, []int{200, 503}, resp.StatusCode)
-	assert.Equal(t, base+"/", resp.Request.URL.String())
+	assert.Empty(t, resp.Cookies(), "the token never rides a cookie")
 
 	// The empty archive gets the demo (in the background after the start-up import).
 	var info struct {
@@ -104,7 +122,7 @@ func TestServe(t *testing.T) {
 	assert.Equal(t, "web", info.Mode)
 
 	status, _ := postJSON(t, browser(t), base+"/api/Info", "[]")
-	assert.Equal(t, http.StatusUnauthorized, status, "a client without the link's cookie is refused")
+	assert.Equal(t, http.StatusUnauthorized, status, "a client without the link's token is refused")
 
 	cancel()
 	select {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -32,8 +31,9 @@ type ServerOptions struct {
 	// binding port 0). Requests must name it, or a loopback alias with its port,
 	// in their Host header.
 	Addr string
-	// Token is the per-run secret a browser presents (once in the URL, then in a
-	// cookie). NewServer draws a random one when empty.
+	// Token is the per-run secret a browser presents: once in the URL, then from
+	// the page's memory in the X-Logbook-Token header (see auth.go). NewServer
+	// draws a random one when empty.
 	Token string
 	// AllowRemote drops the Host check, for a server deliberately reachable from
 	// other machines; the token and the Origin check still apply.
@@ -56,10 +56,13 @@ type ServerOptions struct {
 // serve` and a browser. It is separate from App because every exported method of
 // App is bound into the window.
 //
-// Protection against other web pages and other local users' browsers:
-//   - a per-run token: GET /?token=T sets an HttpOnly, SameSite=Strict cookie and
-//     redirects to /; the page and every /api request need the cookie (or the
-//     X-Logbook-Token header);
+// Protection against other web pages, other local servers and other local users'
+// browsers:
+//   - a per-run token, never in a cookie (cookies ignore ports, so every server on
+//     127.0.0.1 would get it): the page takes it from the link's ?token=, keeps it
+//     in sessionStorage (per origin, port included) and sends it in the
+//     X-Logbook-Token header with every /api call; the event stream, which cannot
+//     set headers, carries it in its URL;
 //   - the Host header must be the listen address or a loopback alias with its port,
 //     so a DNS-rebound name pointing at 127.0.0.1 gets nothing (421);
 //   - an Origin header, when present, must be this server's own origin (403);
@@ -70,7 +73,8 @@ type ServerOptions struct {
 //   - POST /api requires Content-Type application/json, which no HTML form can send
 //     without a CORS preflight this server never grants.
 //
-// Only the content-hashed /assets/ files are served without the token.
+// The UI bundle itself (the page and its scripts) holds no data and is served
+// without the token; a wrong ?token= on a page link is refused at once.
 type Server struct {
 	app     *App
 	hub     *Hub
@@ -78,7 +82,7 @@ type Server struct {
 	log     *slog.Logger
 	methods map[string]reflect.Method
 	hosts   map[string]bool
-	cookie  string
+	legacy  string // the cookie earlier versions set; expired when seen
 	mux     *http.ServeMux
 
 	closeOnce sync.Once
@@ -126,7 +130,7 @@ func NewServer(a *App, hub *Hub, opts ServerOptions) *Server {
 	if _, p, err := net.SplitHostPort(opts.Addr); err == nil {
 		port = p
 	}
-	s.cookie = "logbook_token_" + port // cookies ignore ports; two servers must not clash
+	s.legacy = "logbook_token_" + port
 	s.hosts[strings.ToLower(opts.Addr)] = true
 	for _, h := range []string{"127.0.0.1", "localhost", "[::1]"} {
 		s.hosts[h+":"+port] = true
@@ -171,86 +175,6 @@ func (s *Server) URL() string {
 // Close ends the open event streams (http.Server.Shutdown waits for handlers,
 // and a stream never ends by itself); register it with RegisterOnShutdown.
 func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closed) }) }
-
-// ServeHTTP applies the protections, then routes.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.opts.AllowRemote && !s.hosts[strings.ToLower(r.Host)] {
-		// A name other than ours that resolves to us: DNS rebinding, or a mistake.
-		http.Error(w, "misdirected request: this server answers only to "+s.opts.Addr, http.StatusMisdirectedRequest)
-		return
-	}
-	if o := r.Header.Get("Origin"); o != "" && !strings.EqualFold(o, "http://"+r.Host) {
-		http.Error(w, "forbidden: cross-origin request", http.StatusForbidden)
-		return
-	}
-	if crossSite(r) {
-		// SameSite=Strict still sends the cookie from pages on other ports of this
-		// host (same-site), and a no-cors GET carries no Origin: only the browser's
-		// own label tells such a request apart.
-		http.Error(w, "forbidden: cross-site request", http.StatusForbidden)
-		return
-	}
-	if tok := r.URL.Query().Get("token"); tok != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		s.acceptToken(w, r, tok)
-		return
-	}
-	if !s.authorized(r) {
-		if strings.HasPrefix(r.URL.Path, "/api/") {
-			writeError(w, http.StatusUnauthorized, "Not signed in: open the link `logbook serve` printed (it carries the access token).")
-			return
-		}
-		if !isPublic(r.URL.Path) {
-			writeHTML(w, http.StatusUnauthorized, tokenPage)
-			return
-		}
-	}
-	s.mux.ServeHTTP(w, r)
-}
-
-// crossSite reports whether a browser labelled r as coming from another site, or
-// another origin of this site, other than by a top-level navigation (following a
-// link to the UI is harmless: the page that linked cannot read the answer).
-func crossSite(r *http.Request) bool {
-	switch r.Header.Get("Sec-Fetch-Site") {
-	case "cross-site", "same-site":
-	default: // same-origin, none (typed or opened from the terminal), or not a browser
-		return false
-	}
-	nav := r.Header.Get("Sec-Fetch-Mode") == "navigate" && (r.Method == http.MethodGet || r.Method == http.MethodHead)
-	return !nav || strings.HasPrefix(r.URL.Path, "/api/")
-}
-
-// acceptToken exchanges a valid ?token= for the cookie and redirects to the same
-// page without it, so the secret leaves the address bar and the history.
-func (s *Server) acceptToken(w http.ResponseWriter, r *http.Request, tok string) {
-	if !s.validToken(tok) {
-		writeHTML(w, http.StatusUnauthorized, tokenPage)
-		return
-	}
-	http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.opts.Token, Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	q := r.URL.Query()
-	q.Del("token")
-	target := "/"
-	if len(q) > 0 {
-		target += "?" + q.Encode()
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, target, http.StatusSeeOther)
-}
-
-// authorized reports whether r carries the token, in the cookie or the header.
-func (s *Server) authorized(r *http.Request) bool {
-	if h := r.Header.Get("X-Logbook-Token"); h != "" {
-		return s.validToken(h)
-	}
-	c, err := r.Cookie(s.cookie)
-	return err == nil && s.validToken(c.Value)
-}
-
-func (s *Server) validToken(t string) bool {
-	return subtle.ConstantTimeCompare([]byte(t), []byte(s.opts.Token)) == 1
-}
 
 // serveCall runs POST /api/{method}: the body is a JSON array of the method's
 // arguments, the response the JSON of its result or {"error": message}.
@@ -387,9 +311,13 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hd := w.Header()
-	if strings.HasPrefix(name, "assets/") {
+	switch {
+	case strings.HasPrefix(name, "assets/"):
 		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
-	} else {
+	case path.Ext(name) == ".html":
+		// The page's URL carries the token the first time: keep it out of the cache.
+		hd.Set("Cache-Control", "no-store")
+	default:
 		hd.Set("Cache-Control", "no-cache")
 	}
 	if path.Ext(name) == ".html" {
@@ -397,14 +325,6 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 	}
 	hd.Set("X-Content-Type-Options", "nosniff")
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
-}
-
-// isPublic reports whether a path may be served without the token: only the
-// bundle's content-hashed scripts and styles, which hold no data. The path is
-// judged as serveStatic will read it (cleaned), so "/index.html/", "/%2e%2e/" or
-// "/assets/%2e%2e/index.html" are the page, and need the token like "/".
-func isPublic(p string) bool {
-	return strings.HasPrefix(path.Clean("/"+p), "/assets/")
 }
 
 // securityHeaders keep the page out of other sites' frames and its scripts to its
@@ -443,16 +363,6 @@ func writeHTML(w http.ResponseWriter, status int, page string) {
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, page)
 }
-
-const tokenPage = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Logbook: sign-in link needed</title></head>
-<body style="font-family: system-ui, sans-serif; max-width: 40em; margin: 4em auto; line-height: 1.5">
-<h1>Logbook</h1>
-<p>This page needs the link that <code>logbook serve</code> printed in its terminal
-(<code>http://127.0.0.1:PORT/?token=…</code>). The token in it keeps other web pages and
-other users of this machine out of your archive.</p>
-</body></html>
-`
 
 const notBuiltPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Logbook: UI not built</title></head>

@@ -39,26 +39,22 @@ func rawRequest(t *testing.T, addr, req string) (status, body string) {
 	return resp.Status, b.String()
 }
 
-func TestServerPageNeedsTokenWhateverThePath(t *testing.T) {
+func TestServerAPINeedsTokenWhateverThePath(t *testing.T) {
 	ts := newTestServer(t)
-	for _, p := range []string{"/", "/index.html", "/index.html/", "/index.html%2f", "/%2e%2e/", "/%2e/",
-		"/assets/%2e%2e/index.html", "/assets/..%2findex.html", "/.gitkeep"} {
+	for _, p := range []string{"/api/Info", "/api/Info/", "/api/%49nfo", "/api/../api/Info", "/api/./Info", "/api//Info", "/api/events"} {
 		t.Run(p, func(t *testing.T) {
-			status, body := rawRequest(t, ts.addr, "GET "+p+" HTTP/1.1\r\nHost: "+ts.addr+"\r\nConnection: close\r\n\r\n")
-			assert.True(t, strings.HasPrefix(status, "401"), "status %s", status)
-			assert.NotContains(t, body, "index-abc123.js", "the page itself must not be served")
+			status, body := rawRequest(t, ts.addr, "POST "+p+" HTTP/1.1\r\nHost: "+ts.addr+
+				"\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]")
+			assert.NotEqual(t, "200 OK", status)
+			assert.NotContains(t, body, `"version"`, "no answer of Info")
 		})
 	}
-	t.Run("the hashed assets stay public", func(t *testing.T) {
-		status, body := rawRequest(t, ts.addr, "GET /assets/index-abc123.js HTTP/1.1\r\nHost: "+ts.addr+"\r\nConnection: close\r\n\r\n")
-		assert.Equal(t, "200 OK", status)
-		assert.Equal(t, `console.log("hi")`, body)
-	})
-	t.Run("with the token the odd spellings are the page", func(t *testing.T) {
-		status, body := rawRequest(t, ts.addr, "GET /index.html/ HTTP/1.1\r\nHost: "+ts.addr+
-			"\r\nCookie: logbook_token_"+ts.port+"="+testToken+"\r\nConnection: close\r\n\r\n")
-		assert.Equal(t, "200 OK", status)
-		assert.Contains(t, body, "index-abc123.js")
+	t.Run("the page and its assets are the public bundle", func(t *testing.T) {
+		for _, p := range []string{"/", "/index.html", "/assets/index-abc123.js"} {
+			status, body := rawRequest(t, ts.addr, "GET "+p+" HTTP/1.1\r\nHost: "+ts.addr+"\r\nConnection: close\r\n\r\n")
+			assert.Equal(t, "200 OK", status, p)
+			assert.NotContains(t, body, testToken, p)
+		}
 	})
 }
 
@@ -163,7 +159,7 @@ func TestServerEventsDropsAClientThatStopsReading(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	require.NoError(t, c.(*net.TCPConn).SetReadBuffer(4096))
-	_, err = fmt.Fprintf(c, "GET /api/events HTTP/1.1\r\nHost: %s\r\nCookie: logbook_token_%s=%s\r\n\r\n", ts.addr, ts.port, testToken)
+	_, err = fmt.Fprintf(c, "GET /api/events HTTP/1.1\r\nHost: %s\r\nX-Logbook-Token: %s\r\n\r\n", ts.addr, testToken)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return ts.hub.Streams() == 1 }, 5*time.Second, 10*time.Millisecond)
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -54,7 +53,7 @@ func newTestServer(t *testing.T, opts ...func(*ServerOptions)) *testServer {
 	return &testServer{testApp: ta, srv: srv, s: s, addr: addr, port: port}
 }
 
-// req builds a request to the server; with auth it carries the token cookie.
+// req builds a request to the server; with auth it carries the token header.
 func (ts *testServer) req(t *testing.T, method, path, body string, auth bool) *http.Request {
 	t.Helper()
 	var rd io.Reader
@@ -67,7 +66,7 @@ func (ts *testServer) req(t *testing.T, method, path, body string, auth bool) *h
 		r.Header.Set("Content-Type", "application/json")
 	}
 	if auth {
-		r.AddCookie(&http.Cookie{Name: "logbook_token_" + ts.port, Value: testToken})
+		r.Header.Set("X-Logbook-Token", testToken)
 	}
 	return r
 }
@@ -84,7 +83,7 @@ func do(t *testing.T, r *http.Request) (*http.Response, string) {
 	return resp, string(b)
 }
 
-// call POSTs /api/method with a JSON body and the token cookie.
+// call POSTs /api/method with a JSON body and the token header.
 func (ts *testServer) call(t *testing.T, method, body string) (int, string) {
 	t.Helper()
 	resp, b := do(t, ts.req(t, "POST", "/api/"+method, body, true))
@@ -95,67 +94,69 @@ func TestServerToken(t *testing.T) {
 	ts := newTestServer(t)
 	assert.Equal(t, "http://"+ts.addr+"/?token="+testToken, ts.s.URL())
 
-	t.Run("the link sets the cookie and drops the token", func(t *testing.T) {
-		resp, _ := do(t, ts.req(t, "GET", "/?token="+testToken, "", false))
-		assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
-		assert.Equal(t, "/", resp.Header.Get("Location"))
-		cs := resp.Cookies()
-		require.Len(t, cs, 1)
-		c := cs[0]
-		assert.Equal(t, "logbook_token_"+ts.port, c.Name)
-		assert.Equal(t, testToken, c.Value)
-		assert.True(t, c.HttpOnly)
-		assert.Equal(t, http.SameSiteStrictMode, c.SameSite)
-		assert.Equal(t, "/", c.Path)
+	t.Run("the link serves the page and sets no cookie", func(t *testing.T) {
+		resp, body := do(t, ts.req(t, "GET", "/?token="+testToken, "", false))
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Contains(t, body, "<title>Logbook</title>")
+		assert.Empty(t, resp.Cookies(), "a cookie for 127.0.0.1 would go to every port of the host")
+		assert.Equal(t, "no-store", resp.Header.Get("Cache-Control"), "the URL with the token stays out of the cache")
+		assert.Equal(t, "no-referrer", resp.Header.Get("Referrer-Policy"))
+		assert.NotContains(t, body, testToken)
 	})
-	t.Run("a browser following the link gets the page and the API", func(t *testing.T) {
-		jar, err := cookiejar.New(nil)
-		require.NoError(t, err)
-		c := &http.Client{Jar: jar}
-		resp, err := c.Get(ts.s.URL())
-		require.NoError(t, err)
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		assert.Equal(t, 200, resp.StatusCode)
-		assert.Equal(t, "http://"+ts.addr+"/", resp.Request.URL.String(), "the token left the address bar")
-		assert.Contains(t, string(b), "<title>Logbook</title>")
-		resp, err = c.Post("http://"+ts.addr+"/api/Info", "application/json", strings.NewReader("[]"))
-		require.NoError(t, err)
-		resp.Body.Close()
-		assert.Equal(t, 200, resp.StatusCode)
-	})
-	t.Run("a wrong token is refused", func(t *testing.T) {
+	t.Run("a wrong token on the link is refused", func(t *testing.T) {
 		resp, body := do(t, ts.req(t, "GET", "/?token=guess", "", false))
 		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 		assert.Empty(t, resp.Cookies())
 		assert.Contains(t, body, "logbook serve")
 	})
-	t.Run("the page needs the cookie", func(t *testing.T) {
+	t.Run("the page itself holds no data and needs no token (a reload has none in its URL)", func(t *testing.T) {
 		resp, body := do(t, ts.req(t, "GET", "/", "", false))
-		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
-		assert.Contains(t, body, "token")
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.NotContains(t, body, testToken)
 	})
-	t.Run("the API needs the cookie", func(t *testing.T) {
+	t.Run("the API needs the header", func(t *testing.T) {
 		resp, body := do(t, ts.req(t, "POST", "/api/Info", "[]", false))
 		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 		assert.Contains(t, body, `"error"`)
 
-		r := ts.req(t, "POST", "/api/Info", "[]", false)
-		r.AddCookie(&http.Cookie{Name: "logbook_token_" + ts.port, Value: "wrong"})
+		r := ts.req(t, "POST", "/api/Info", "[]", true)
 		resp, _ = do(t, r)
-		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
-
-		resp, _ = do(t, ts.req(t, "GET", "/api/events", "", false))
-		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
-	})
-	t.Run("or the header", func(t *testing.T) {
-		r := ts.req(t, "POST", "/api/Info", "[]", false)
-		r.Header.Set("X-Logbook-Token", testToken)
-		resp, _ := do(t, r)
 		assert.Equal(t, 200, resp.StatusCode)
 		r.Header.Set("X-Logbook-Token", "wrong")
 		resp, _ = do(t, r)
 		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	})
+	t.Run("a cookie is no credential", func(t *testing.T) {
+		for _, name := range []string{"logbook_token_" + ts.port, "logbook_token", "token"} {
+			r := ts.req(t, "POST", "/api/Info", "[]", false)
+			r.AddCookie(&http.Cookie{Name: name, Value: testToken})
+			resp, _ := do(t, r)
+			assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, name)
+		}
+	})
+	t.Run("an old version's cookie is expired", func(t *testing.T) {
+		r := ts.req(t, "GET", "/", "", false)
+		r.AddCookie(&http.Cookie{Name: "logbook_token_" + ts.port, Value: testToken})
+		resp, _ := do(t, r)
+		cs := resp.Cookies()
+		require.Len(t, cs, 1)
+		assert.Equal(t, "logbook_token_"+ts.port, cs[0].Name)
+		assert.Empty(t, cs[0].Value)
+		assert.Negative(t, cs[0].MaxAge)
+	})
+	t.Run("only the event stream takes the token in its URL", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		resp, err := http.DefaultClient.Do(ts.req(t, "GET", "/api/events?token="+testToken, "", false).WithContext(ctx))
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, 200, resp.StatusCode)
+		resp, _ = do(t, ts.req(t, "GET", "/api/events?token=wrong", "", false))
+		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+		resp, _ = do(t, ts.req(t, "GET", "/api/events", "", false))
+		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+		resp, _ = do(t, ts.req(t, "POST", "/api/Info?token="+testToken, "[]", false))
+		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "a call's URL is no place for the token")
 	})
 }
 
@@ -345,12 +346,12 @@ func TestServerStatic(t *testing.T) {
 	t.Run("page", func(t *testing.T) {
 		resp, body := do(t, ts.req(t, "GET", "/", "", true))
 		assert.Equal(t, 200, resp.StatusCode)
-		assert.Equal(t, "no-cache", resp.Header.Get("Cache-Control"))
+		assert.Equal(t, "no-store", resp.Header.Get("Cache-Control"))
 		assert.Contains(t, resp.Header.Get("Content-Type"), "text/html")
 		assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
 		assert.Contains(t, body, "index-abc123.js")
 	})
-	t.Run("hashed asset without the cookie", func(t *testing.T) {
+	t.Run("hashed asset without the token", func(t *testing.T) {
 		resp, body := do(t, ts.req(t, "GET", "/assets/index-abc123.js", "", false))
 		assert.Equal(t, 200, resp.StatusCode)
 		assert.Equal(t, "public, max-age=31536000, immutable", resp.Header.Get("Cache-Control"))

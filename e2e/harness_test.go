@@ -207,7 +207,7 @@ func corpusDir() string {
 }
 
 // browser opens a fresh headless Chromium tab of the given size, already
-// authenticated (the token URL sets the session cookie).
+// signed in (the page keeps the token URL's token in its sessionStorage).
 func browser(t *testing.T, e *env, width, height int) context.Context {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{

@@ -1,8 +1,9 @@
 // The one way the UI reaches Go. In the Wails window the bound methods are called
 // through window.go.app.App (the committed bindings in frontend/wailsjs describe
 // them); in a browser (`logbook serve`) each call is POST /api/<Method> with the
-// arguments as a JSON array. Live events come from the Wails runtime in the window
-// and from a server-sent event stream (/api/events) in the browser.
+// arguments as a JSON array and the access token in a header (api/token). Live events
+// come from the Wails runtime in the window and, in the browser, from one server-sent
+// event stream (/api/events) its tabs share (api/stream).
 import type {
   Approval, Compaction, EventMap, ImportSettings, ImportStatus, Info, SearchRequest, SearchResult, Session,
   SessionDetail, SessionState, TimelinePage, TimelineQuery,
@@ -12,6 +13,7 @@ export * from './types';
 import { UNREACHABLE, linkState, setLinkState, stateOfStatus, type LinkState } from '../lib/connection';
 import { STALL_MS, stalls } from './stall';
 import { SharedStream, type Locks } from './stream';
+import { pageToken } from './token';
 
 export { stalls, stallMessage } from './stall';
 
@@ -38,6 +40,15 @@ export function isDesktop(): boolean {
 }
 
 // Calls a bound method the way Wails' generated wrappers would rejected-promise it.
+// The browser's access token (api/token): taken from the link at once, so it leaves
+// the address bar before anything else runs.
+const token: Promise<string> = isDesktop() ? Promise.resolve('') : pageToken();
+
+// headers are every call's: JSON (which no HTML form can send) and the token.
+async function headers(): Promise<Record<string, string>> {
+  return { 'Content-Type': 'application/json', 'X-Logbook-Token': await token };
+}
+
 async function call<T>(method: string, ...args: unknown[]): Promise<T> {
   const b = bound();
   if (b) {
@@ -94,8 +105,8 @@ async function post(method: string, body: string) {
     try {
       const r = await fetch('api/' + method, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Logbook': '1' },
-        credentials: 'same-origin',
+        headers: await headers(),
+        credentials: 'omit',
         body,
         signal: ac.signal,
       });
@@ -113,6 +124,7 @@ async function post(method: string, body: string) {
 type Listener = (data: unknown) => void;
 const listeners = new Map<string, Set<Listener>>();
 let stream: SharedStream | null = null;
+let streamStarted = false;
 const streamed = new Set<string>(); // event names the desktop runtime delivers
 
 /** The events the browser stream carries (app/events.go and schedules.go publish them). */
@@ -122,12 +134,25 @@ function deliver(name: string, data: unknown) {
   listeners.get(name)?.forEach((l) => l(data));
 }
 
-function openStream() {
+// tokenKey names the tabs that share a stream: those signed in with the same token
+// (a tab holding a token from before a restart must not feed the others), without
+// putting the token itself in lock and channel names.
+function tokenKey(t: string): string {
+  let h = 0x811c9dc5; // FNV-1a
+  for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16);
+}
+
+async function openStream() {
+  const t = await token;
   const nav = navigator as Navigator & { locks?: Locks };
+  stream?.stop();
   stream = new SharedStream({
     names: EVENT_NAMES,
-    key: location.host,
-    open: () => new EventSource('api/events', { withCredentials: true }),
+    key: tokenKey(t),
+    // EventSource cannot send headers: the stream's URL carries the token. Only this
+    // page's script requests it, so it shows in no address bar and no Referer.
+    open: () => new EventSource('api/events?token=' + encodeURIComponent(t)),
     locks: nav.locks,
     channel: typeof BroadcastChannel === 'undefined' ? undefined : (name) => new BroadcastChannel(name),
     event: (name, data) => deliver(name, JSON.parse(data)),
@@ -146,7 +171,7 @@ if (typeof addEventListener === 'function') {
   // page brought back from the back-forward cache joins again.
   addEventListener('pagehide', () => stream?.stop());
   addEventListener('pageshow', (ev) => {
-    if ((ev as PageTransitionEvent).persisted && stream) openStream();
+    if ((ev as PageTransitionEvent).persisted && streamStarted) void openStream();
   });
 }
 
@@ -162,7 +187,10 @@ function ensureStream(name: string) {
     }
     return;
   }
-  if (!stream) openStream();
+  if (!streamStarted) {
+    streamStarted = true;
+    void openStream();
+  }
 }
 
 // While the link is down, ask every few seconds whether Logbook answers again.
@@ -193,8 +221,8 @@ async function probe() {
   try {
     const r = await fetch('api/Info', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Logbook': '1' },
-      credentials: 'same-origin',
+      headers: await headers(),
+      credentials: 'omit',
       body: '[]',
       signal: AbortSignal.timeout(STALL_MS),
     });

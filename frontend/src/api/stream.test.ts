@@ -123,7 +123,7 @@ describe('shared event stream', () => {
     expect(c.statuses).toEqual([['open', false], ['open', true]]);
     b.sources[1].emit('import:done', { id: 3 });
     await vi.waitFor(() => expect(d.events).toEqual([['import:done', { id: 3 }]]));
-    expect(a.events).toEqual([], 'a tab that left hears nothing');
+    expect(a.events, 'a tab that left hears nothing').toEqual([]);
   });
 
   it('tells the followers when the stream is lost, and only the leader reopens it', async () => {
@@ -143,7 +143,7 @@ describe('shared event stream', () => {
     a.s.reopen();
     expect(b.sources).toHaveLength(2);
     b.sources[0].emit('archive:changed', { sessions: ['late'] });
-    expect(a.events).toEqual([], 'the replaced stream is ignored');
+    expect(a.events, 'the replaced stream is ignored').toEqual([]);
   });
 
   it('gives each tab its own stream without the Web Locks API', async () => {

@@ -30,6 +30,6 @@ describe('link state', () => {
   it('has words for every bad state and none for ok', () => {
     expect(linkMessage('ok')).toBe('');
     expect(linkMessage('down')).toMatch(/Retrying/);
-    expect(linkMessage('signed-out')).toMatch(/new link/);
+    expect(linkMessage('signed-out')).toMatch(/Open the link logbook serve printed/);
   });
 });

@@ -2,7 +2,7 @@
 // its calls and the event stream see; App shows a banner while the link is down, and
 // the views refresh when it comes back (they may have missed live events).
 
-/** ok: calls get answers; down: nothing answers (stopped, or restarting); signed-out: it answers, but not to this page's token (it was restarted). */
+/** ok: calls get answers; down: nothing answers (stopped, or restarting); signed-out: it answers, but not to this page's token (it was restarted, or the page has none). */
 export type LinkState = 'ok' | 'down' | 'signed-out';
 
 type Listener = (s: LinkState, prev: LinkState) => void;
@@ -42,7 +42,7 @@ export function linkMessage(s: LinkState): string {
     case 'down':
       return 'Lost the connection to Logbook. Is logbook serve still running? Retrying…';
     case 'signed-out':
-      return 'Logbook was restarted, so this page is no longer signed in: open the new link logbook serve printed.';
+      return 'This page is not signed in to Logbook: it was restarted, or the page was opened without its link. Open the link logbook serve printed.';
     default:
       return '';
   }
