@@ -128,6 +128,7 @@ bench:
 
 bench-import:
 	LOGBOOK_BENCH_GB=1 $(GO) test -run '^$$' -bench 'BenchmarkImport|BenchmarkRescan10k' -benchtime 1x -timeout 60m ./archive/
+	LOGBOOK_BENCH_GB=1 $(GO) test -run '^$$' -bench 'BenchmarkImportSearchable' -benchtime 1x -timeout 60m ./index/
 
 # Memory and idle CPU of the desktop window under Xvfb (needs the desktop build).
 bench-window: build
