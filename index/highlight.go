@@ -10,9 +10,9 @@ import (
 	simplehl "github.com/blevesearch/bleve/v2/search/highlight/highlighter/simple"
 )
 
-// highlighterName is the highlighter of search hits: Bleve's "html" highlighter
-// (matches in <mark>, HTML-escaped, fragments of 200 characters) with fragmenter
-// in place of Bleve's simple fragmenter.
+// highlighterName is the highlighter of search hits: matches in <mark>,
+// HTML-escaped, in the best fragment of 200 characters (highlighter), using
+// fragmenter in place of Bleve's simple fragmenter.
 //
 // Bleve's fragmenter gives up on a fragment at any utf8.RuneError it decodes,
 // which is also what a real U+FFFD decodes to: a block holding one (the
@@ -30,7 +30,7 @@ func init() {
 			if err != nil {
 				return nil, fmt.Errorf("fragment formatter: %w", err)
 			}
-			return simplehl.NewHighlighter(fragmenter{size: fragmentRunes}, formatter, simplehl.DefaultSeparator), nil
+			return highlighter{simplehl.NewHighlighter(fragmenter{size: fragmentRunes}, formatter, simplehl.DefaultSeparator)}, nil
 		}); err != nil {
 		panic(err)
 	}
