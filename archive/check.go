@@ -3,7 +3,6 @@ package archive
 import (
 	"errors"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/logbook/logbook/archive/dsh"
@@ -12,15 +11,11 @@ import (
 // CheckFile reads a session file and reports the verdict an import would give,
 // without touching the archive.
 func CheckFile(path string, opts ImportOptions) FileReport {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return failedReport(path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return failedReport(path, err)
-	}
 	return checkReader(path, f, fi.Size(), strings.HasSuffix(path, ".zstd"), opts)
 }
 

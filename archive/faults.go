@@ -34,6 +34,8 @@ func faultKind(err error) dsh.Kind {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return KindInterrupted
+	case errors.Is(err, ErrNotRegular):
+		return KindNotRegular
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT),
 		strings.Contains(msg, "database or disk is full"), strings.Contains(msg, "SQLITE_FULL"):
 		return KindDiskFull

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -33,4 +34,30 @@ func TestFaultKind(t *testing.T) {
 		assert.Equal(t, VerdictFailed, fr.Verdict)
 		assert.Equal(t, "failed", fr.Action)
 	}
+}
+
+// TestImportFileNeverOpensAPipe imports a FIFO named directly: it is refused as
+// not-regular-file at once, never opened (which would block until a writer came).
+func TestImportFileNeverOpensAPipe(t *testing.T) {
+	dir := t.TempDir()
+	fifo := dir + "/session.jsonl"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	s := New(dir + "/logbook.db")
+	if err := s.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	done := make(chan FileReport, 1)
+	go func() { done <- s.ImportFile(context.Background(), fifo, ImportOptions{}) }()
+	select {
+	case fr := <-done:
+		assert.Equal(t, VerdictFailed, fr.Verdict)
+		assert.Equal(t, KindNotRegular, fr.Error.Kind, fr.Error.Message)
+	case <-time.After(10 * time.Second):
+		t.Fatal("ImportFile blocked on a named pipe")
+	}
+	chk := CheckFile(fifo, ImportOptions{})
+	assert.Equal(t, KindNotRegular, chk.Error.Kind)
 }

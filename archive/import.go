@@ -301,7 +301,8 @@ func (s *Store) importPath(ctx context.Context, path string, opts ImportOptions,
 	if row != nil && !row.gone && !retry && !replace && row.identity().same(id) {
 		return s.storedReport(ctx, path, "unchanged")
 	}
-	f, err := os.Open(path)
+	// Never os.Open: opening a named pipe blocks until a writer comes.
+	f, _, err := openRegular(path)
 	if err != nil {
 		return fr, err
 	}
@@ -479,15 +480,8 @@ func (s *Store) beginEarly(i int, path string, size int64, opts ImportOptions, a
 		if opts.Progress != nil {
 			opts.Progress(Progress{File: path, FileSize: size})
 		}
-		f, err := os.Open(path)
+		f, fi, err := openRegular(path)
 		if err != nil {
-			e.readDone.fire()
-			e.c <- nil
-			return
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
 			e.readDone.fire()
 			e.c <- nil
 			return

@@ -392,3 +392,27 @@ func TestWideWindowSmallFrames(t *testing.T) {
 		assert.EqualValues(t, 1, res.Records)
 	}
 }
+
+// TestFrameOfSeveralLongLinesIsValid holds the frame bound above the line bound with
+// room for several lines of nearly the maximum length: dsh writes one frame per
+// 200 ms batch, and a batch of a few big tool results is a valid log, never a bomb.
+func TestFrameOfSeveralLongLinesIsValid(t *testing.T) {
+	const n = 3
+	line := dsh.DefaultMaxLineBytes - 1<<20
+	var b strings.Builder
+	b.WriteString(hStart + "\n")
+	for i := range n {
+		b.WriteString(userLine(int64(i+1), line) + "\n")
+	}
+	b.WriteString(fmt.Sprintf(hTurnEnd, n+1) + "\n")
+	require.Greater(t, b.Len(), 2*dsh.DefaultMaxLineBytes, "the frame is larger than a line may be")
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderCRC(true))
+	require.NoError(t, err)
+	file := enc.EncodeAll([]byte(hHeader+"\n"), nil)
+	file = enc.EncodeAll([]byte(b.String()), file)
+	require.NoError(t, enc.Close())
+
+	res, recs, _ := readAllocs(t, bytes.NewReader(file), true, dsh.Options{Detached: true})
+	assert.Equal(t, dsh.VerdictOK, res.Verdict, "%+v", res.Problem)
+	assert.Len(t, recs, n+2)
+}

@@ -50,9 +50,11 @@ type Options struct {
 const (
 	// DefaultMaxLineBytes is the default Options.MaxLineBytes.
 	DefaultMaxLineBytes = 16 << 20
-	// DefaultMaxFrameBytes is the default Options.MaxFrameBytes: room for a line of
-	// the maximum length and a batch of ordinary records around it.
-	DefaultMaxFrameBytes = DefaultMaxLineBytes + 1<<20
+	// DefaultMaxFrameBytes is the default Options.MaxFrameBytes: room for a batch
+	// of several lines of nearly the maximum length (a 200 ms batch of a few big
+	// tool results is a valid log, never a bomb) and ordinary records around them.
+	// `logbook import` of such a frame peaks near 220 MB (with its soft heap limit).
+	DefaultMaxFrameBytes = 4*DefaultMaxLineBytes + 1<<20
 )
 
 // sharedFrameMax is the largest decoded size (by the scan's upper bound) of a frame
