@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // The browser's credential is the per-run token, and it never rides a cookie:
@@ -32,6 +33,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Whatever this answer leads to (a link, an image, a redirect) names no URL of
 	// ours to another server.
 	w.Header().Set("Referrer-Policy", "no-referrer")
+	if r.ContentLength != 0 { // a body, of known length or chunked (-1)
+		// The server has no ReadTimeout (it would cut the event stream): a body
+		// that stalls is bounded here, whoever reads it (serveCall, or net/http
+		// discarding what a handler left unread).
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
+	}
 	if !s.opts.AllowRemote && !s.hosts[strings.ToLower(r.Host)] {
 		// A name other than ours that resolves to us: DNS rebinding, or a mistake.
 		s.refuse(w, r, http.StatusMisdirectedRequest, "misdirected request: this server answers only to "+s.opts.Addr)
@@ -65,8 +72,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // refuse answers a request turned away before its body was read: API paths get
-// the JSON error the UI reads, others plain text.
+// the JSON error the UI reads, others plain text. Every check before it reads
+// headers only, so no body is read for a request refused. A request with a body
+// also has its connection closed at once: otherwise net/http reads up to 256 KB
+// of the unread body, before answering (to reuse the connection) and again after
+// (to close the body), and a client that stalls mid-body would hold the
+// connection, with no answer, until the body deadline.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+		// The rest of the body is never wanted: end any read of it now.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	}
 	if strings.HasPrefix(r.URL.Path, "/api/") {
 		writeError(w, status, msg)
 		return

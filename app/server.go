@@ -42,10 +42,15 @@ type ServerOptions struct {
 	Assets fs.FS
 	// KeepAlive is the gap between keep-alive comments on the event stream; 25 s when 0.
 	KeepAlive time.Duration
-	// WriteTimeout bounds one write to an event stream; a browser that reads
-	// nothing for that long (a stuck tab, a client that stopped reading) is
-	// dropped, so it never holds a goroutine or a graceful shutdown. 15 s when 0.
+	// WriteTimeout bounds one write to an event stream, and writing a whole
+	// answer (an API result, a file of the bundle); a browser that reads nothing
+	// for that long (a stuck tab, a client that stopped reading) is dropped, so it
+	// never holds a goroutine or a graceful shutdown. 15 s when 0.
 	WriteTimeout time.Duration
+	// BodyTimeout bounds reading a request's body, counted from the end of its
+	// headers: a client that stalls mid-body gets 408 and its connection closed,
+	// instead of holding it open. 10 s when 0.
+	BodyTimeout time.Duration
 	// ShutdownTimeout bounds how long ListenAndServe waits for requests in flight
 	// before closing their connections; 5 s when 0.
 	ShutdownTimeout time.Duration
@@ -111,6 +116,9 @@ func NewServer(a *App, hub *Hub, opts ServerOptions) *Server {
 	}
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = 15 * time.Second
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = 10 * time.Second
 	}
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = 5 * time.Second
@@ -180,20 +188,35 @@ func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closed) }) }
 // arguments, the response the JSON of its result or {"error": message}.
 func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		writeError(w, http.StatusUnsupportedMediaType, "API calls must be sent as application/json")
+		s.refuse(w, r, http.StatusUnsupportedMediaType, "API calls must be sent as application/json")
 		return
 	}
 	name := r.PathValue("method")
 	m, ok := s.methods[name]
 	if !ok {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no such method %q", name))
+		s.refuse(w, r, http.StatusNotFound, fmt.Sprintf("no such method %q", name))
+		return
+	}
+	if r.ContentLength > maxBody {
+		s.refuse(w, r, http.StatusRequestEntityTooLarge, "request body too large")
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
-		writeError(w, http.StatusRequestEntityTooLarge, "request body too large")
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.refuse(w, r, http.StatusRequestEntityTooLarge, "request body too large")
+		} else {
+			// Past BodyTimeout, or the client went away mid-body.
+			s.refuse(w, r, http.StatusRequestTimeout, "the request body did not arrive in time")
+		}
 		return
 	}
+	// The body is in: the read deadline now lies on the connection's background
+	// read, which net/http starts at the body's end, and a method running past it
+	// would have its context cancelled.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
 	var raw []json.RawMessage
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err := json.Unmarshal(body, &raw); err != nil {
@@ -215,7 +238,12 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 		}
 		args = append(args, v.Elem())
 	}
+	if f := s.app.requestContext(r.Context(), name); f != nil {
+		m.Func = reflect.ValueOf(f) // the same method, stopped when the client goes
+	}
 	out, err := s.call(m, args)
+	// A client that never reads its answer must not hold this handler forever.
+	_ = rc.SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
 	if err != nil {
 		writeError(w, errorStatus(err), FormatError(err))
 		return
@@ -252,6 +280,8 @@ func (s *Server) call(m reflect.Method, args []reflect.Value) (out any, err erro
 // comment every KeepAlive so proxies and browsers keep the stream open.
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
+	// The stream reads no body: a deadline set for one would end it (see ServeHTTP).
+	_ = rc.SetReadDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -324,6 +354,8 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 		securityHeaders(hd)
 	}
 	hd.Set("X-Content-Type-Options", "nosniff")
+	// A client that stops reading (the bundle is a few MB) is dropped after a while.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
 }
 
@@ -378,9 +410,10 @@ const notBuiltPage = `<!doctype html>
 // ShutdownTimeout have their connections closed, so a stuck client never keeps
 // the process alive.
 func ListenAndServe(ctx context.Context, ln net.Listener, s *Server) error {
-	// No ReadTimeout or WriteTimeout: both would cut the event stream. Headers are
-	// bounded here, stream writes in serveEvents, idle keep-alive connections by
-	// IdleTimeout.
+	// No ReadTimeout or WriteTimeout: both would cut the event stream (and a
+	// ReadTimeout cancels any handler running past it). Headers are bounded here,
+	// bodies by BodyTimeout (ServeHTTP), answers and stream writes by WriteTimeout,
+	// idle keep-alive connections by IdleTimeout.
 	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	hs.RegisterOnShutdown(s.Close)
