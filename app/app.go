@@ -253,15 +253,39 @@ type SearchRequest struct {
 
 // Search runs a query in the search language (see the README).
 func (a *App) Search(req SearchRequest) (index.Result, error) {
+	return a.search(a.ctx, req)
+}
+
+// search is Search under ctx as well as the app's root context: the HTTP server
+// passes the request's, so a search stops when its caller goes (see
+// requestContext).
+func (a *App) search(ctx context.Context, req SearchRequest) (index.Result, error) {
 	if a.deps.Index == nil {
 		return index.Result{}, errors.New("search index is not open")
 	}
 	if req.Sort != "" && req.Sort != index.SortRelevance && req.Sort != index.SortRecent {
 		return index.Result{}, invalid(fmt.Sprintf("sort must be %q or %q", index.SortRelevance, index.SortRecent))
 	}
-	return a.deps.Index.Search(a.ctx, index.Query{
+	if req.Limit < 0 || req.Limit > index.MaxLimit {
+		return index.Result{}, invalid(fmt.Sprintf("limit must be between 1 and %d (0 for the default, %d)", index.MaxLimit, index.DefaultLimit))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(a.ctx, cancel)()
+	return a.deps.Index.Search(ctx, index.Query{
 		Text: req.Query, Sort: req.Sort, Limit: req.Limit, Cursor: req.Cursor, Exhaustive: req.Exhaustive,
 	})
+}
+
+// requestContext returns, for a bound method that should stop when its caller
+// goes (Search), a function of the method's own signature that runs it under
+// ctx; nil for any other. Wails binds only exported methods, whose arguments
+// come from JSON, so the HTTP server swaps this in to pass the request's context.
+func (a *App) requestContext(ctx context.Context, method string) any {
+	if method == "Search" {
+		return func(a *App, req SearchRequest) (index.Result, error) { return a.search(ctx, req) }
+	}
+	return nil
 }
 
 // Approvals lists every approval in the archive, oldest first.
