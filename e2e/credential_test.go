@@ -109,3 +109,24 @@ func TestCredentialStaysOnItsPort(t *testing.T) {
 	}
 	t.Logf("the other server got %d requests, none with the token: %v", len(reqs), paths)
 }
+
+// TestPageWithoutTheLink opens the UI's address without its token: in a browser
+// where another tab is signed in, the new tab gets the token from it (tabs of one
+// origin only); in a browser where none is, the page says to open the link.
+func TestPageWithoutTheLink(t *testing.T) {
+	e := need(t)
+	ctx := browser(t, e, 1280, 800) // signed in
+	open(t, ctx, e, "#/sessions", `[data-testid="session-row"]`)
+	tab, cancel := chromedp.NewContext(ctx)
+	defer cancel()
+	require.NoError(t, chromedp.Do(tab))
+	open(t, tab, e, "#/sessions", `[data-testid="session-row"]`)
+	assert.Equal(t, e.server.Token(), eval[string](t, tab, `sessionStorage.getItem('logbook.token')`))
+
+	fresh := oneBrowser(t, 1280, 800)
+	require.NoError(t, chromedp.Do(fresh, chromedp.Navigate(e.base+"#/sessions")))
+	poll(t, fresh, `!!document.querySelector('[data-testid="link-banner"]')`, "the sign-in notice")
+	assert.Contains(t, eval[string](t, fresh, `document.querySelector('[data-testid="link-banner"]').textContent`),
+		"not signed in")
+	shot(t, fresh, e, "not-signed-in")
+}
