@@ -8,8 +8,8 @@ package index
 //
 //   - the query is evaluated to one bitmap per segment (exactly for terms,
 //     filters, times, AND/OR/NOT; a phrase by the words it needs, a superset
-//     that Bleve narrows later; prefixes and typos by running Bleve's own
-//     searcher);
+//     that Bleve narrows later; prefixes and typos by the words of the index
+//     they stand for, at most MaxTermExpansion each);
 //   - the total is the bitmaps' cardinality, and the facets come from each
 //     facet value's postings (facetcache.go): milliseconds, however many hits;
 //   - Bleve then scores, checks phrases and highlights only a window of the
@@ -64,6 +64,9 @@ type snapView struct {
 	snap    *scorch.IndexSnapshot
 	mapping mapping.IndexMapping
 	segs    []segView
+	// expanded counts the words the query's prefix and typo terms stand for
+	// (see expand).
+	expanded int
 }
 
 type segView struct {
@@ -277,8 +280,8 @@ func (v *snapView) eval(n node) (evaluated, error) {
 	case nodeMatch, nodePhrase:
 		return v.evalQuery(useQueryAnalyzer(n.query()))
 	}
-	// Prefix and fuzzy terms: Bleve expands them.
-	return v.bleveDocs(useQueryAnalyzer(n.query()))
+	// Prefix and typo terms: the words they stand for, bounded (limits.go).
+	return v.evalExpanded(n)
 }
 
 // evalExact evaluates n, running Bleve for a phrase whose order eval left

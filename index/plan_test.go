@@ -39,6 +39,9 @@ func bleveOracle(t *testing.T, ix *Index, text, sortBy string) (ids []string, fa
 	t.Helper()
 	tree, err := parseQueryText(text, time.Now())
 	require.NoError(t, err)
+	// The tree Search runs: within the limits (erorr~2 is searched as erorr~1).
+	tree, _, err = limitQuery(tree)
+	require.NoError(t, err)
 	req := newRequest(useQueryAnalyzer(tree.query()), 1_000_000, sortBy, nil)
 	req.Highlight = nil
 	res, err := ix.bl.Search(req)

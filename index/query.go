@@ -98,6 +98,7 @@ type node struct {
 	flag  bool
 	at    time.Time
 	kids  []node
+	pos   int // byte offset of a text clause in the query, for errors and notices
 }
 
 // String renders the tree canonically, for tests and debugging, e.g.
@@ -384,14 +385,16 @@ func (p *queryParser) parsePrimary() (node, bool, error) {
 		if strings.TrimSpace(t.text) == "" {
 			return node{}, false, nil
 		}
-		return node{kind: nodePhrase, field: "text", value: t.text}, true, nil
+		return node{kind: nodePhrase, field: "text", value: t.text, pos: t.pos}, true, nil
 	case qtField:
 		return p.field(t.name, t.text, t.vpos, true, t.star)
 	case qtWord:
 		if i := strings.IndexByte(t.text, ':'); i > 0 && isQueryField(t.text[:i]) {
 			return p.field(t.text[:i], t.text[i+1:], t.pos+i+1, false, false)
 		}
-		return textWord(t.text), true, nil
+		n := textWord(t.text)
+		n.pos = t.pos
+		return n, true, nil
 	}
 	// startsClause was checked by every caller.
 	return node{}, false, &QueryError{Pos: t.pos, Msg: "expected a term, found " + t.kind.String()}
@@ -503,11 +506,13 @@ func (p *queryParser) field(name, value string, valuePos int, quoted, star bool)
 		case value == "":
 			return fail("expected text to search for")
 		case quoted && star:
-			return node{kind: nodePrefix, field: "text", value: strings.ToLower(value)}, true, nil
+			return node{kind: nodePrefix, field: "text", value: strings.ToLower(value), pos: valuePos}, true, nil
 		case quoted:
-			return node{kind: nodePhrase, field: "text", value: value}, true, nil
+			return node{kind: nodePhrase, field: "text", value: value, pos: valuePos}, true, nil
 		}
-		return textWord(value), true, nil
+		n := textWord(value)
+		n.pos = valuePos
+		return n, true, nil
 	}
 	prefixable := key == "tool" || key == "agent" || key == "role" || key == "project" || key == "session"
 	if !quoted && prefixable {
@@ -531,7 +536,7 @@ func (p *queryParser) field(name, value string, valuePos int, quoted, star bool)
 			value = strings.ToLower(value)
 		}
 		if star {
-			return node{kind: nodePrefix, field: key, value: value}, true, nil
+			return node{kind: nodePrefix, field: key, value: value, pos: valuePos}, true, nil
 		}
 		return node{kind: nodeTerm, field: key, value: value}, true, nil
 	case "kind":

@@ -65,6 +65,10 @@ type Result struct {
 	RankedAmong uint64  `json:"ranked_among,omitempty"`
 	NextCursor  string  `json:"next_cursor"` // "" on the last page
 	TookMS      float64 `json:"took_ms"`
+	// Notice tells the user how the search differs from what they typed:
+	// text left out because it has no searchable words (symbols and emoji
+	// are not indexed), a typo term searched with fewer typos. "" when none.
+	Notice string `json:"notice,omitempty"`
 }
 
 // Hit is one matching block. Its fields come from the index, so showing a result
@@ -105,8 +109,9 @@ type FacetCount struct {
 // facetSizes are how many values each facet returns.
 var facetSizes = map[string]int{fieldKind: 12, fieldTool: 20, fieldProject: 20, fieldMonth: 36}
 
-// Search runs q. A query that does not parse returns an error wrapping a
-// *QueryError, whose message and position can be shown to the user.
+// Search runs q. A query that does not parse, or is over a limit (limits.go),
+// returns an error wrapping a *QueryError, whose message and position can be
+// shown to the user. Search stops with ctx's error when ctx is cancelled.
 //
 // Search is planned (see plan.go): its cost follows the page asked for, not
 // the number of matches. Query.Exhaustive runs Bleve over every match instead.
@@ -115,7 +120,14 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if now.IsZero() {
 		now = time.Now()
 	}
+	if err := checkQueryBytes(q.Text); err != nil {
+		return Result{}, fmt.Errorf("search: %w", err)
+	}
 	tree, err := parseQueryText(q.Text, now)
+	if err != nil {
+		return Result{}, fmt.Errorf("search: %w", err)
+	}
+	tree, notices, err := limitQuery(tree)
 	if err != nil {
 		return Result{}, fmt.Errorf("search: %w", err)
 	}
@@ -154,6 +166,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 		return Result{}, fmt.Errorf("search: %w", err)
 	}
 	out.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	out.Notice = strings.Join(notices, "; ")
 	return out, nil
 }
 
