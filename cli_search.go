@@ -165,16 +165,19 @@ func (e *env) openIndexReadOnly(ctx context.Context, s *archive.Store, quiet boo
 func cmdSearch(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("search", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
-	limit := fs.Int("limit", 20, "at most N hits")
+	limit := fs.Int("limit", index.DefaultLimit, fmt.Sprintf("hits per page, 1 to %d", index.MaxLimit))
 	cursor := fs.String("cursor", "", "continue after a previous page (its next_cursor)")
 	sort := fs.String("sort", "relevance", "relevance or recent")
 	exhaustive := fs.Bool("exhaustive", false, "rank and count every match, however many (exact; slower when many match)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return err
+		return searchFlagError(err, args)
 	}
 	if *sort != "relevance" && *sort != "recent" {
 		return usageError{fmt.Errorf("--sort must be relevance or recent, got %q", *sort)}
+	}
+	if *limit < 1 || *limit > index.MaxLimit {
+		return usageError{fmt.Errorf("--limit must be between 1 and %d, got %d", index.MaxLimit, *limit)}
 	}
 	s, err := e.openArchive(ctx)
 	if err != nil {
@@ -210,10 +213,36 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// searchFlagError explains a flag search does not know. A query is often
+// mistaken for one: a word that starts with - (--port, -1) or a negated word
+// (deploy -test), so the error says how to search for it.
+func searchFlagError(err error, args []string) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return err
+	}
+	typed := name
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a != "" && strings.TrimLeft(a, "-") == strings.TrimLeft(name, "-") {
+			typed = a
+			break
+		}
+	}
+	return usageError{fmt.Errorf("unknown flag %s; to search for text that starts with -, put -- before the query: logbook search -- %s",
+		termSafe(typed), termSafe(typed))}
+}
+
 // printHits renders search results for a terminal: the total, then one line per
 // hit and its fragments with the matches in bold. A later page (after a cursor)
-// carries no total, so it shows only its hits.
+// carries no total, so it shows only its hits. Text from sessions is made
+// terminal-safe (termSafe); the bold is Logbook's own.
 func printHits(w io.Writer, res index.Result) {
+	if res.Notice != "" {
+		fmt.Fprintln(w, "note: "+termSafe(res.Notice))
+	}
 	switch {
 	case len(res.Hits) == 0 && res.Total == 0:
 		fmt.Fprintln(w, "No matches.")
@@ -241,7 +270,7 @@ func printHits(w io.Writer, res index.Result) {
 		if h.IsError {
 			what += ", error"
 		}
-		fmt.Fprintf(w, "\n%s  %s  seq %d  [%s]\n", h.Time.Local().Format("2006-01-02 15:04"), h.SessionID, h.Seq, what)
+		fmt.Fprintf(w, "\n%s  %s  seq %d  [%s]\n", h.Time.Local().Format("2006-01-02 15:04"), termSafe(h.SessionID), h.Seq, termSafe(what))
 		for _, f := range h.Fragments {
 			fmt.Fprintln(w, "  "+terminalFragment(f))
 		}
@@ -252,11 +281,29 @@ func printHits(w io.Writer, res index.Result) {
 }
 
 // terminalFragment turns an HTML fragment (escaped text, matches in <mark>) into
-// terminal text with the matches in bold.
+// one line of terminal text with the matches in bold. The text is a session's,
+// so each run of it is unescaped and made terminal-safe before the bold goes
+// around it: a control sequence in it is shown (␛]0;x␇), never run.
 func terminalFragment(f string) string {
-	f = strings.ReplaceAll(f, "<mark>", "\033[1m")
-	f = strings.ReplaceAll(f, "</mark>", "\033[0m")
-	return oneLine(html.UnescapeString(f))
+	text := func(s string) string { return termSafe(html.UnescapeString(s)) }
+	var b strings.Builder
+	for {
+		i := strings.Index(f, "<mark>")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(f[i:], "</mark>")
+		if j < 0 {
+			break
+		}
+		b.WriteString(text(f[:i]))
+		b.WriteString("\033[1m")
+		b.WriteString(text(f[i+len("<mark>") : i+j]))
+		b.WriteString("\033[0m")
+		f = f[i+j+len("</mark>"):]
+	}
+	b.WriteString(text(f))
+	return oneLine(b.String())
 }
 
 func cmdReindex(ctx context.Context, e *env, args []string) error {
