@@ -42,7 +42,8 @@ export function isDesktop(): boolean {
 // Calls a bound method the way Wails' generated wrappers would rejected-promise it.
 // The browser's access token (api/token): taken from the link at once, so it leaves
 // the address bar before anything else runs.
-const token: Promise<string> = isDesktop() ? Promise.resolve('') : pageToken();
+// (No window: a unit test importing a module that imports this one.)
+const token: Promise<string> = typeof window === 'undefined' || isDesktop() ? Promise.resolve('') : pageToken();
 
 // headers are every call's: JSON (which no HTML form can send) and the token.
 async function headers(): Promise<Record<string, string>> {
