@@ -82,7 +82,7 @@ func TestSearchCLIHardening(t *testing.T) {
 
 	t.Run("queries over the limits exit 2 naming the limit", func(t *testing.T) {
 		for _, tc := range []struct{ query, msg string }{
-			{strings.Repeat("marker ", 400), "over the limit of 2048 bytes"},
+			{strings.Repeat("marker ", 600), "the query is 4200 bytes, over the limit of 4096 bytes"},
 			{"ma~", "ma~: a typo search needs a word of at least 3 characters"},
 			{strings.Repeat("w ", 65), "more than 64 terms"},
 		} {

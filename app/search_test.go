@@ -66,7 +66,7 @@ func TestSearchHugeQuery(t *testing.T) {
 	start := time.Now()
 	code, body := ts.call(t, "Search", string(b))
 	assert.Equal(t, http.StatusUnprocessableEntity, code)
-	assert.Contains(t, body, "the query is 1000000 bytes, over the limit of 2048 bytes")
+	assert.Contains(t, body, "the query is 1000000 bytes, over the limit of 4096 bytes")
 	assert.Less(t, time.Since(start), 2*time.Second)
 }
 

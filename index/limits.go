@@ -21,7 +21,7 @@ import (
 const (
 	// MaxQueryBytes bounds the query text. A pasted error message or command
 	// fits; a pasted file does not.
-	MaxQueryBytes = 2048
+	MaxQueryBytes = 4096
 	// MaxQueryTerms bounds the terms of a query: each word of its text (each
 	// part of a split identifier, each pair of adjacent CJK characters),
 	// each filter, each prefix or typo term.

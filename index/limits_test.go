@@ -32,7 +32,7 @@ func TestQueryLimits(t *testing.T) {
 	require.NoError(t, err)
 
 	for _, tc := range []struct{ query, msg string }{
-		{strings.Repeat("a", MaxQueryBytes+1), "col 2049: the query is 2049 bytes, over the limit of 2048 bytes"},
+		{strings.Repeat("a", MaxQueryBytes+1), "col 4097: the query is 4097 bytes, over the limit of 4096 bytes"},
 		{strings.Repeat("word ", 65), "col 321: the query has more than 64 terms"},
 		{`"` + strings.Repeat("word ", 65) + `"`, "col 1: the query has more than 64 terms"},
 		{strings.Repeat("写", 66), "more than 64 terms"},
