@@ -106,6 +106,7 @@ export interface Facets { kind: FacetCount[]; tool: FacetCount[]; project: Facet
  */
 export interface SearchResult {
   total: number; total_exact: boolean; hits: Hit[]; facets: Facets; ranked_among?: number; next_cursor: string; took_ms: number;
+  /** How the search differs from what was typed (text with no searchable words left out, fewer typos). */ notice?: string;
 }
 
 export interface Info {
