@@ -141,7 +141,11 @@ func TestChineseSearchJumpsToHit(t *testing.T) {
 	q := "写入权限"
 	open(t, ctx, e, "#/search?q="+q, `[data-testid="search-hit"]`)
 	shot(t, ctx, e, "search-chinese")
-	hit := `[data-testid="search-hit"]`
+	// The session's title (测试写入权限) matches too and ranks first; the jump to a
+	// block is checked on the first hit inside the conversation.
+	assert.Equal(t, "-1", eval[string](t, ctx, `document.querySelector('[data-testid="search-hit"]').dataset.seq`),
+		"the title hit comes first")
+	hit := `[data-testid="search-hit"]:not([data-seq="-1"])`
 	sid := eval[string](t, ctx, `document.querySelector('`+hit+`').dataset.session`)
 	seq := eval[string](t, ctx, `document.querySelector('`+hit+`').dataset.seq`)
 	assert.Equal(t, e.realID, sid, "the Chinese text is in the real session")
