@@ -75,7 +75,7 @@ func TestSchedulesViewInBrowser(t *testing.T) {
 
 	row := func(id string) string { return `[data-testid="schedule-row"][data-schedule="` + id + `"]` }
 	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(srv.URL()), // trades the token for the cookie, then lands on /
+		chromedp.Navigate(srv.URL()), // the page keeps the token in sessionStorage and sends it in a header
 		chromedp.Navigate("http://"+ln.Addr().String()+"/#/schedules"),
 		chromedp.WaitVisible(chromedp.CSS(row("schedule-1")+`[data-state="scheduled"]`)),
 	))
