@@ -46,7 +46,7 @@ func init() {
 		"compactions": {"compactions [--json] [--session ID]", "list compactions and what they shadowed", cmdCompactions},
 		"schedules":   {"schedules [--json] [--session ID] [--now RFC3339] | schedules VERB SESSION SCHEDULE", "list scheduled prompts and their state; VERB: pause, resume, snooze (+DURATION), fire, skip, dismiss", cmdSchedules},
 		"scheduler":   {"scheduler [--policy fire|ask|skip] [--webhook URL | -- COMMAND ARG...]", "fire scheduled prompts in the foreground until interrupted", cmdScheduler},
-		"search":      {"search [--json] [--limit N] [--cursor C] [--sort relevance|recent] [--exhaustive] QUERY", "full-text search over every session", cmdSearch},
+		"search":      {"search [--json] [--limit N] [--cursor C] [--sort relevance|recent] [--exhaustive] [--] QUERY", "full-text search over every session", cmdSearch},
 		"reindex":     {"reindex", "rebuild the search index from the archive", cmdReindex},
 		"serve":       {"serve [--addr 127.0.0.1:8765] [--no-import] [--demo-if-empty] [--allow-remote]", "serve the UI to a browser (prints the link with its access token)", cmdServe},
 		"window":      {"window [--no-import] [--demo-if-empty]", "open the desktop window (the default command of a desktop build)", cmdWindow},
