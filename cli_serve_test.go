@@ -191,7 +191,7 @@ func TestNoCommandWithoutWindow(t *testing.T) {
 	r := cliData(t, t.TempDir())
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "usage: logbook")
-	assert.Contains(t, r.stderr, "this build has no desktop window; run `logbook serve`")
+	assert.Contains(t, r.stderr, "this build has no desktop window (no logbook-desktop beside it); run `logbook serve`")
 	r = cliData(t, t.TempDir(), "window")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "no desktop window")
@@ -244,12 +244,13 @@ func TestCLIWhileServeRuns(t *testing.T) {
 	start := time.Now()
 	require.Equal(t, 0, run(context.Background(), []string{"--data", data, "import", root}, &iout, &ierr), ierr.String())
 	assert.Less(t, time.Since(start), 20*time.Second, "never hangs on the index")
-	assert.Contains(t, ierr.String(), "the search index is open in a running Logbook")
+	assert.Contains(t, ierr.String(), "`logbook serve` (pid ", "import names who holds the index")
+	assert.Contains(t, ierr.String(), "indexed by a running Logbook within seconds")
 
 	// Searching from a terminal says who holds the index instead of hanging.
 	var sout, serr bytes.Buffer
 	assert.Equal(t, 1, run(context.Background(), []string{"--data", data, "search", "anything"}, &sout, &serr))
-	assert.Contains(t, serr.String(), "Logbook serve (pid ")
+	assert.Contains(t, serr.String(), "`logbook serve` (pid ")
 
 	cancel()
 	<-done

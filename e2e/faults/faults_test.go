@@ -512,3 +512,37 @@ func corpusReal(t *testing.T, root string) (string, map[string][]byte) {
 	require.NoError(t, json.Unmarshal(l[:bytes.IndexByte(l, '\n')], &h))
 	return dst, map[string][]byte{h.ID: l}
 }
+
+// TestWindowHandsOverToTheDesktopBinary checks the two-binary build: bin/logbook (no
+// GUI libraries) hands `logbook` alone and `logbook window` over to the window binary
+// beside it, with the data directory and options.
+func TestWindowHandsOverToTheDesktopBinary(t *testing.T) {
+	dir := t.TempDir()
+	cli := filepath.Join(dir, "logbook")
+	b, err := os.ReadFile(bin)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cli, b, 0o755))
+	got := filepath.Join(dir, "args")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "logbook-desktop"),
+		[]byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > '"+got+"'\n"), 0o755))
+	data := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--data\n" + data + "\nwindow\n"},
+		{[]string{"window", "--no-import"}, "--data\n" + data + "\nwindow\n--no-import\n"},
+	} {
+		_ = os.Remove(got)
+		out, err := exec.Command(cli, append([]string{"--data", data}, tc.args...)...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		b, err := os.ReadFile(got)
+		require.NoError(t, err, "the window binary ran")
+		assert.Equal(t, tc.want, string(b))
+	}
+	// Without the window binary beside it, it says what to do instead.
+	require.NoError(t, os.Remove(filepath.Join(dir, "logbook-desktop")))
+	out, err := exec.Command(cli, "--data", data, "window").CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(out), "no desktop window")
+}
