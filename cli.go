@@ -37,11 +37,11 @@ var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"import":      {"import [--json] [--strict] [--lenient-headers] [PATH...]", "import session logs (default: the dsh session roots)", cmdImport},
+		"import":      {"import [--json] [--strict] [--lenient-headers] [--replace-damaged] [PATH...]", "import session logs (default: the dsh session roots); exit 1 when a file is not archived whole", cmdImport},
 		"check":       {"check [--json] [--strict] [--lenient-headers] PATH...", "give each file's verdict without importing", cmdCheck},
 		"sessions":    {"sessions [--json] [--project CWD] [--limit N]", "list archived sessions, newest first", cmdSessions},
 		"show":        {"show SESSION [--json]", "print a readable transcript of a session", cmdShow},
-		"export":      {"export SESSION --format jsonl [-o FILE]", "export a session (jsonl: byte-identical logical JSONL)", cmdExport},
+		"export":      {"export SESSION --format jsonl [-o FILE [--force]] [--kept upstream|original|tail]", "export a session (jsonl: byte-identical logical JSONL), or the bytes kept aside for it", cmdExport},
 		"approvals":   {"approvals [--json] [--session ID]", "list approval requests and their outcomes", cmdApprovals},
 		"compactions": {"compactions [--json] [--session ID]", "list compactions and what they shadowed", cmdCompactions},
 		"schedules":   {"schedules [--json] [--session ID] [--now RFC3339] | schedules VERB SESSION SCHEDULE", "list scheduled prompts and their state; VERB: pause, resume, snooze (+DURATION), fire, skip, dismiss", cmdSchedules},
@@ -49,7 +49,7 @@ func init() {
 		"search":      {"search [--json] [--limit N] [--cursor C] [--sort relevance|recent] [--exhaustive] [--] QUERY", "full-text search over every session", cmdSearch},
 		"reindex":     {"reindex", "rebuild the search index from the archive", cmdReindex},
 		"serve":       {"serve [--addr 127.0.0.1:8765] [--no-import] [--demo-if-empty] [--allow-remote]", "serve the UI to a browser (prints the link with its access token)", cmdServe},
-		"window":      {"window [--no-import] [--demo-if-empty]", "open the desktop window (the default command of a desktop build)", cmdWindow},
+		"window":      {"window [--no-import] [--demo-if-empty]", "open the desktop window (logbook-desktop; the default command when it is installed)", cmdWindow},
 	}
 }
 
