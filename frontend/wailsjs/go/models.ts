@@ -898,6 +898,7 @@ export namespace archive {
 	    recovered: number;
 	    corrupt: number;
 	    unsupported: number;
+	    failed: number;
 	    changed: number;
 	    unchanged: number;
 	    events: number;
@@ -914,6 +915,7 @@ export namespace archive {
 	        this.recovered = source["recovered"];
 	        this.corrupt = source["corrupt"];
 	        this.unsupported = source["unsupported"];
+	        this.failed = source["failed"];
 	        this.changed = source["changed"];
 	        this.unchanged = source["unchanged"];
 	        this.events = source["events"];
@@ -1295,6 +1297,7 @@ export namespace index {
 	    ranked_among?: number;
 	    next_cursor: string;
 	    took_ms: number;
+	    notice?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Result(source);
@@ -1309,6 +1312,7 @@ export namespace index {
 	        this.ranked_among = source["ranked_among"];
 	        this.next_cursor = source["next_cursor"];
 	        this.took_ms = source["took_ms"];
+	        this.notice = source["notice"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
