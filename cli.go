@@ -186,19 +186,26 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	opts.Waiting = func(holder string) {
 		fmt.Fprintf(e.stderr, "logbook import: waiting for %s to finish (imports of one archive run one at a time)\n", holder)
 	}
+	along := e.startIndexAlong(ctx, s)
 	rep, err := s.Import(ctx, paths, *opts)
 	bar.finish()
 	if err != nil {
+		if along != nil {
+			_ = along.finish(ctx, s, nil)
+		}
 		return err
 	}
 	if err := s.Maintain(ctx); err != nil {
 		e.logger.Warn("maintenance after import failed", "err", err)
 	}
-	// The index is derived from the archive and fed in the same run, so what was just
-	// imported is searchable at once. A failure here loses nothing: the next run (or
-	// any search) brings the index level with the archive again.
+	// The index is derived from the archive and fed in the same run (along with the
+	// import, then to the end), so what was just imported is searchable at once. A
+	// failure here loses nothing: the next run (or any search) brings the index level
+	// with the archive again.
 	indexed := true
-	if ix, err := e.openIndex(ctx, s, holderImport, *asJSON); errors.Is(err, index.ErrInUse) {
+	if along != nil && along.finish(ctx, s, e.indexProgress(*asJSON)) == nil {
+		// Level with the archive.
+	} else if ix, err := e.openIndex(ctx, s, holderImport, *asJSON); errors.Is(err, index.ErrInUse) {
 		// The holder says who it is (index.InUseError): a running window or serve
 		// indexes what was imported within seconds; after a short command, the next
 		// search (which brings the index level first) or import does.

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/index"
+)
+
+// indexAlong indexes, while an import runs, the sessions it has committed so far:
+// on two cores the index takes in one session while the archive reads the next, so
+// the sessions are searchable sooner than if indexing waited for the whole import.
+type indexAlong struct {
+	ix   *index.Index
+	stop chan struct{}
+	done chan error
+}
+
+// startIndexAlong opens the index and starts syncing it in the background. It
+// returns nil when the index cannot be opened now (another process holds it, say):
+// the import then brings it level afterwards, as before, and says why not.
+func (e *env) startIndexAlong(ctx context.Context, s *archive.Store) *indexAlong {
+	if e.readOnly {
+		return nil
+	}
+	ix, err := e.openIndexOnlyQuiet(holderImport)
+	if err != nil {
+		return nil
+	}
+	a := &indexAlong{ix: ix, stop: make(chan struct{}), done: make(chan error, 1)}
+	go func() {
+		for {
+			st, err := ix.Sync(ctx, s, nil)
+			if err != nil {
+				a.done <- err
+				return
+			}
+			select {
+			case <-a.stop:
+				a.done <- nil
+				return
+			default:
+			}
+			if st.Indexed == 0 {
+				select {
+				case <-a.stop:
+					a.done <- nil
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		}
+	}()
+	return a
+}
+
+// finish stops the background syncing and brings the index level with the archive;
+// the index is closed either way. An error leaves the caller to bring the index
+// level the ordinary way (which also handles a full disk).
+func (a *indexAlong) finish(ctx context.Context, s *archive.Store, progress func(done, total int)) error {
+	close(a.stop)
+	err := <-a.done
+	if err == nil {
+		_, err = a.ix.Sync(ctx, s, progress)
+	}
+	if cerr := a.ix.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// openIndexOnlyQuiet opens the index for writing without waiting for, or
+// reporting, another holder.
+func (e *env) openIndexOnlyQuiet(who string) (*index.Index, error) {
+	return index.OpenWith(filepath.Join(e.dataDir, "index"),
+		index.Options{Holder: index.Holder{Command: who, OneShot: true}, Wait: -1})
+}
