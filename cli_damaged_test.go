@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,4 +61,27 @@ func TestCLIDamagedUpstream(t *testing.T) {
 	assert.Equal(t, "rewritten", f["action"])
 	r = cliData(t, data, "export", l.ID())
 	assert.True(t, bytes.Equal(bytes.Join(lines[:10], nil), []byte(r.stdout)), "the person chose the damaged version: its valid prefix")
+}
+
+// TestDataFilesAreOwnerOnly imports and searches, then checks that no file or folder
+// in the data directory can be read by another local user, whatever the umask.
+func TestDataFilesAreOwnerOnly(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	root, data := t.TempDir(), t.TempDir()
+	genLog(t, root, 9, "/home/u/proj", false)
+	r := cliData(t, data, "import", root)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = cliData(t, data, "search", "the")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		if p == data {
+			return nil
+		}
+		fi, err := d.Info()
+		require.NoError(t, err)
+		assert.Zero(t, fi.Mode().Perm()&0o077, "%s is %v", p, fi.Mode().Perm())
+		return nil
+	}))
 }

@@ -75,7 +75,7 @@ func writeHolder(dir string, h Holder) error {
 		return err
 	}
 	tmp := filepath.Join(dir, holderFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
 		_ = os.Remove(tmp)
 		return err
 	}

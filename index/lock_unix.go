@@ -17,7 +17,7 @@ import (
 // (Reindex) or creates a missing one. It is an flock: the kernel drops it when
 // the process dies, so a crash never leaves the index locked.
 func lockIndex(path string, wait time.Duration) (release func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open index lock: %w", err)
 	}

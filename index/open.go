@@ -358,6 +358,11 @@ func fillEmpty(tmp string, im mapping.IndexMapping) error {
 	if err := bl.Close(); err != nil {
 		return err
 	}
+	// Bleve writes index_meta.json 0644; every file of the archive is its owner's
+	// alone (the index holds the sessions' text).
+	if err := os.Chmod(filepath.Join(tmp, "index_meta.json"), 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	// Bleve writes index_meta.json without syncing it: after a power cut the
 	// renamed directory could hold an empty one.
 	return syncTree(tmp)

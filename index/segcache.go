@@ -273,7 +273,7 @@ func writeTimesFile(path string, seg segment.Segment, times []int64, order []uin
 	}
 	buf = le.AppendUint32(buf, crc32.ChecksumIEEE(buf))
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf, 0o644); err != nil {
+	if err := os.WriteFile(tmp, buf, 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
