@@ -16,6 +16,7 @@
 #   make bench         all benchmarks at a small scale, one iteration each
 #   make bench-import  the 1 GB / 2,000-session import benchmarks (+ 1 GB single session, 10k re-scan)
 #   make bench-search  the 1,000,000-block search benchmarks (+ grep baseline)
+#   make bench-cli     logbook search end to end, a new process each time (target < 150 ms)
 #   make lint / fmt    go vet + gofmt check / gofmt rewrite
 
 GO      ?= go
@@ -37,7 +38,7 @@ FIND_GO := find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/
 
 NPM_STAMP := frontend/node_modules/.package-lock.json
 
-.PHONY: run setup build ui bindings bindings-check selftest test test-race bench bench-import bench-search bench-window lint fmt clean
+.PHONY: run setup build ui bindings bindings-check selftest test test-race bench bench-import bench-search bench-cli bench-window lint fmt clean
 
 run: setup build
 	./$(BIN) import
@@ -133,6 +134,9 @@ bench-import:
 # Memory and idle CPU of the desktop window under Xvfb (needs the desktop build).
 bench-window: build
 	bash scripts/bench-window.sh $(DESKTOP)
+
+bench-cli:
+	$(GO) test -run '^$$' -bench CLISearch -benchtime 20x ./e2e/faults/
 
 bench-search:
 	LOGBOOK_BENCH_BLOCKS=1000000 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 90m ./index/

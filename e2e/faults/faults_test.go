@@ -546,3 +546,39 @@ func TestWindowHandsOverToTheDesktopBinary(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, string(out), "no desktop window")
 }
+
+// BenchmarkCLISearch times `logbook search --json` end to end as a person runs it:
+// a new process of bin/logbook (the binary `make run` builds for the CLI), over an
+// archive holding the real log. Target: under 150 ms. (`go test -run '^$' -bench
+// CLISearch ./e2e/faults/`)
+func BenchmarkCLISearch(b *testing.B) {
+	root := b.TempDir()
+	real := filepath.Join("..", "..", "..", "shared", "corpus", "dsh", "wzx123188-deepseekharness", "session.jsonl.zstd")
+	if !fileExists(real) {
+		b.Skip("the shared corpus is not beside the checkout")
+	}
+	raw, err := os.ReadFile(real)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := filepath.Join(root, "real", "session-real", "session.jsonl.zstd")
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(dst, raw, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	data := b.TempDir()
+	if out, err := exec.Command(bin, "--data", data, "import", root).CombinedOutput(); err != nil {
+		b.Fatalf("import: %v %s", err, out)
+	}
+	for _, q := range []string{"写入权限", "the", "approval policy"} {
+		b.Run(q, func(b *testing.B) {
+			for range b.N {
+				if out, err := exec.Command(bin, "--data", data, "search", "--json", q).CombinedOutput(); err != nil {
+					b.Fatalf("search: %v %s", err, out)
+				}
+			}
+		})
+	}
+}
