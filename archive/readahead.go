@@ -123,48 +123,37 @@ func readAhead(r *dsh.Reader, prepare func(*dsh.Record) ahead, finished func()) 
 			}
 		}
 	}()
-	go func() {
+	// stage passes each item from in to out, with do applied first (to an item that
+	// carries no error) and then, once out has taken it, after; it stops after an
+	// item that carries an error, or when quit closes.
+	stage := func(in <-chan readItem, out chan<- readItem, do, after func(*readItem)) {
 		defer done.Done()
 		for {
 			var it readItem
 			select {
-			case it = <-read:
+			case it = <-in:
 			case <-quit:
 				return
 			}
-			if it.err == nil {
-				it.ahead = prepare(it.rec)
+			if do != nil && it.err == nil {
+				do(&it)
 			}
 			select {
-			case prepared <- it:
+			case out <- it:
 			case <-quit:
 				return
+			}
+			if after != nil {
+				after(&it)
 			}
 			if it.err != nil {
 				return
 			}
 		}
-	}()
-	go func() {
-		defer done.Done()
-		for {
-			var it readItem
-			select {
-			case it = <-prepared:
-			case <-quit:
-				return
-			}
-			select {
-			case items <- it:
-			case <-quit:
-				return
-			}
-			budget.release(recordBytes(it.rec))
-			if it.err != nil {
-				return
-			}
-		}
-	}()
+	}
+	go stage(read, prepared, func(it *readItem) { it.ahead = prepare(it.rec) }, nil)
+	// The writer has taken the record: its bytes leave the budget.
+	go stage(prepared, items, nil, func(it *readItem) { budget.release(recordBytes(it.rec)) })
 	var once bool
 	return items, func() {
 		if !once {
