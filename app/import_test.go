@@ -81,11 +81,10 @@ func TestStartImportOneAtATime(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, info.Importing)
 	st, err := ta.ImportStatus()
-	if err == nil { // Store.Files may still be a stub elsewhere; the flag is what matters here
-		assert.True(t, st.Running)
-		require.NotNil(t, st.Last)
-		assert.Nil(t, st.Last.FinishedAt)
-	}
+	require.NoError(t, err)
+	assert.True(t, st.Running)
+	require.NotNil(t, st.Last)
+	assert.Nil(t, st.Last.FinishedAt)
 
 	close(sh.release)
 	run := ta.waitImport(t)

@@ -1,9 +1,10 @@
 // Package frontend holds the UI bundle that the Logbook binary embeds and
 // serves, both in the Wails desktop window and over HTTP in a browser.
 //
-// The bundle lives in dist/. Only dist/.gitkeep and the placeholder
-// dist/index.html are committed, so the package compiles (and go vet / go test
-// pass) without an npm build; a real build overwrites dist/ before go build.
+// The bundle lives in dist/. Only dist/.gitkeep is committed, so the package
+// compiles (and go vet / go test pass) without an npm build; `npm run build`
+// fills dist/ before go build. A binary built without the bundle says so when it
+// is asked for the UI (the window refuses to open; serve answers 503).
 package frontend
 
 import (
