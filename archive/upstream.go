@@ -71,7 +71,7 @@ func (s *Store) guardRewrite(ctx context.Context, f *os.File, id identity, row *
 		up.State = "damaged"
 		why = fmt.Sprintf("now reads as %s", chk.Verdict)
 		if chk.Error != nil {
-			why += fmt.Sprintf(" (%s at line %d: %s)", chk.Error.Kind, chk.Error.Line, chk.Error.Message)
+			why += fmt.Sprintf(" (%s: %s)", chk.Error.Kind, chk.Error.Message) // the message names the line
 		}
 	}
 	warn := dsh.Problem{Kind: KindDamagedUpstream, Line: 0, Offset: -1,

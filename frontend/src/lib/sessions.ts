@@ -33,6 +33,11 @@ export function healthLabel(h: Health | string): string {
   return h;
 }
 
+/** The short label of the health badge in a session row (the full one is its tooltip). */
+export function healthBadge(h: Health | string): string {
+  return h === 'damaged' ? 'damaged' : healthLabel(h);
+}
+
 /** What a session row shows as its title: the title, else the short id. */
 export function sessionTitle(s: Pick<Session, 'id' | 'title'>): string {
   const t = stripAnsi(s.title ?? '').trim();
