@@ -92,15 +92,16 @@ func TestSearchCLIHardening(t *testing.T) {
 		}
 	})
 
-	t.Run("symbols have no searchable words, and say so", func(t *testing.T) {
-		r := cliData(t, data, "search", "✅")
-		require.Equal(t, 0, r.code, r.stderr)
-		assert.Equal(t, "note: ✅ has no searchable words: symbols, emoji and punctuation are not indexed\nNo matches.\n", r.stdout)
+	t.Run("emoji are found; operators have no searchable words, and say so", func(t *testing.T) {
 		res := searchJSON(t, data, "✅")
-		assert.Equal(t, "✅ has no searchable words: symbols, emoji and punctuation are not indexed", res["notice"])
-		res = searchJSON(t, data, "port ✅")
+		assert.Equal(t, 1, total(t, res), "the message holding ✅")
+		assert.NotContains(t, res, "notice")
+		r := cliData(t, data, "search", "=>")
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, "note: => has no searchable words: punctuation and ASCII operators are not indexed\nNo matches.\n", r.stdout)
+		res = searchJSON(t, data, "port =>")
 		assert.Equal(t, 1, total(t, res))
-		assert.Equal(t, "searched without ✅: symbols, emoji and punctuation are not indexed", res["notice"])
+		assert.Equal(t, "searched without =>: punctuation and ASCII operators are not indexed", res["notice"])
 		assert.NotContains(t, searchJSON(t, data, "port"), "notice", "no notice when there is nothing to say")
 	})
 }

@@ -103,6 +103,7 @@ func (a codeAnalyzer) run(input []byte, ts *tokens) {
 		end := start + len(word)
 		typ := seg.Type()
 		if typ == segment.None {
+			a.symbols(ts, word, start)
 			start = end
 			continue
 		}
@@ -129,6 +130,31 @@ func (a codeAnalyzer) run(input []byte, ts *tokens) {
 		start = end
 	}
 	ts.flushHeld(a)
+}
+
+// symbols emits each non-ASCII symbol (Unicode So or Sm: ✅, →, ≠, emoji) of a
+// segment that holds no word as a token of its own, at its own position, so a
+// search for ✅ finds the blocks that hold it. ASCII symbols (= | + < > ~ ^ `) are
+// left out: in code they are everywhere and say nothing; so are modifiers and
+// variation selectors, so ❤️ and ❤ are one term.
+func (a codeAnalyzer) symbols(ts *tokens, seg []byte, start int) {
+	if isASCII(seg) {
+		return
+	}
+	for off := 0; off < len(seg); {
+		r, size := utf8.DecodeRune(seg[off:])
+		if isSymbol(r) {
+			ts.flushHeld(a)
+			a.code(ts, tok{term: seg[off : off+size : off+size], start: start + off, end: start + off + size, typ: analysis.Numeric})
+		}
+		off += size
+	}
+}
+
+// isSymbol reports a rune the analyzer keeps as a term of its own: a non-ASCII
+// symbol, but not U+FFFD, which stands for bytes that were not text.
+func isSymbol(r rune) bool {
+	return r >= utf8.RuneSelf && r != utf8.RuneError && (unicode.Is(unicode.So, r) || unicode.Is(unicode.Sm, r))
 }
 
 // ideographic is the CJK bigram stage (Bleve's cjk_bigram with output_unigram) for

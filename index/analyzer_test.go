@@ -7,13 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/unicodenorm"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	bleveunicode "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/stretchr/testify/assert"
@@ -43,7 +44,7 @@ func referenceMapping(t testing.TB) *mapping.IndexMappingImpl {
 	for name, code := range map[string]string{chainIndexAnalyzer: codeIndexFilterName, chainQueryAnalyzer: codeQueryFilterName} {
 		require.NoError(t, im.AddCustomAnalyzer(name, map[string]interface{}{
 			"type":      custom.Name,
-			"tokenizer": unicode.Name,
+			"tokenizer": bleveunicode.Name,
 			// The bigram filter renumbers the positions of every token it passes
 			// through, so it runs before the code filter.
 			"token_filters": []interface{}{"logbook_nfc", cjk.WidthName, "logbook_cjk_unigram_bigram", code, lowercase.Name},
@@ -79,6 +80,48 @@ func chainTokens(ts analysis.TokenStream) []string {
 	return out
 }
 
+// withoutSymbols is the analyzer's output as Bleve's chain would give it: the chain
+// drops symbols, so the symbol tokens are taken out and the positions after each
+// move back by one.
+func withoutSymbols(ts analysis.TokenStream) analysis.TokenStream {
+	var out analysis.TokenStream
+	dropped := 0
+	for _, t := range ts {
+		if r, n := utf8.DecodeRune(t.Term); n == len(t.Term) && isSymbol(r) {
+			dropped++
+			continue
+		}
+		c := *t
+		c.Position -= dropped
+		out = append(out, &c)
+	}
+	return out
+}
+
+// spaceSymbols replaces each non-ASCII symbol with spaces of its byte length.
+func spaceSymbols(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if isSymbol(r) {
+			b.WriteString(strings.Repeat(" ", utf8.RuneLen(r)))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// TestSymbolsAreTerms: a non-ASCII symbol or emoji is a term at a position of its
+// own (so ✅ is found, and "✅ done" is a phrase); ASCII operators are not, and a
+// variation selector does not make a second term.
+func TestSymbolsAreTerms(t *testing.T) {
+	got := chainTokens(codeAnalyzer{}.Analyze([]byte("tests ✅ done → next a=b ❤️ x≠y")))
+	assert.Equal(t, []string{
+		`"tests"@1[0:5]0`, `"✅"@2[6:9]2`, `"done"@3[10:14]0`, `"→"@4[15:18]2`, `"next"@5[19:23]0`,
+		`"a"@6[24:25]0`, `"b"@7[26:27]0`, `"❤"@8[28:31]2`, `"x"@9[35:36]0`, `"≠"@10[36:39]2`, `"y"@11[39:40]0`,
+	}, got)
+}
+
 func TestCodeAnalyzerMatchesChain(t *testing.T) {
 	ref := referenceMapping(t)
 	texts := slices.Clone(analyzerSamples)
@@ -95,7 +138,7 @@ func TestCodeAnalyzerMatchesChain(t *testing.T) {
 		mismatches := 0
 		for _, text := range texts {
 			want := chainTokens(chain.Analyze([]byte(text)))
-			got := chainTokens(fused.Analyze([]byte(text)))
+			got := chainTokens(withoutSymbols(fused.Analyze([]byte(text))))
 			if !assert.Equal(t, want, got, "keepWhole=%v text %q", keep, text) {
 				if mismatches++; mismatches > 3 {
 					t.FailNow()
@@ -131,6 +174,9 @@ func TestDocumentMatchesMapping(t *testing.T) {
 	turn := int64(3)
 	blocks = append(blocks, archive.Block{ID: "turn", SessionID: "s", Turn: &turn, Step: &turn, IsError: true, Text: "x"})
 	for _, blk := range blocks {
+		// Bleve's chain drops symbols, which the analyzer keeps (TestSymbolsAreTerms):
+		// both sides see them as spaces of the same length.
+		blk.Text = spaceSymbols(blk.Text)
 		d := newBlockDoc(blk)
 		want := document.NewDocument(blk.ID)
 		require.NoError(t, ref.MapDocument(want, d))

@@ -42,7 +42,7 @@ const (
 )
 
 // notSearchable is how a notice explains text with no searchable words.
-const notSearchable = "symbols, emoji and punctuation are not indexed"
+const notSearchable = "punctuation and ASCII operators are not indexed"
 
 // checkQueryBytes rejects a query text longer than MaxQueryBytes.
 func checkQueryBytes(text string) error {

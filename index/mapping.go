@@ -9,7 +9,7 @@ import (
 // indexVersion names the on-disk format: the mapping, the analyzers and what a
 // document holds. Bump it with any change to them; Open then discards an index
 // written by another version and the next Sync rebuilds it from the archive.
-const indexVersion = 4
+const indexVersion = 5
 
 // docType is the one document type in the index.
 const docType = "block"
