@@ -56,8 +56,9 @@ func TestSearchWhileTheIndexIsHeld(t *testing.T) {
 	t.Run("waits for a one-shot command", func(t *testing.T) {
 		release := holdIndex(t, data, holderImport, true)
 		// Longer than Open's own wait: only waiting for the import gets through.
-		time.AfterFunc(3*time.Second, release)
+		// (start is taken first, so the release is never before start+3s.)
 		start := time.Now()
+		time.AfterFunc(3*time.Second, release)
 		r := cliData(t, data, "search", "--json", "写入权限")
 		require.Equal(t, 0, r.code, r.stderr)
 		assert.Contains(t, r.stderr, "waiting for `logbook import` (pid "+pid+") to finish indexing…")
