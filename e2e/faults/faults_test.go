@@ -206,7 +206,7 @@ func TestKillNineNeverLosesOrChangesAnything(t *testing.T) {
 		select {
 		case <-done:
 			// It finished before the kill: a full run.
-		case <-time.After(time.Duration(30+rng.IntN(900)) * time.Millisecond):
+		case <-time.After(time.Duration(20+rng.IntN(480)) * time.Millisecond):
 			_ = cmd.Process.Signal(syscall.SIGKILL)
 			<-done
 			kills++
@@ -223,7 +223,8 @@ func TestKillNineNeverLosesOrChangesAnything(t *testing.T) {
 			}
 		}
 	}
-	require.GreaterOrEqual(t, kills, 5, "the imports were killed mid-way")
+	require.GreaterOrEqual(t, kills, 4, "the imports were killed mid-way")
+	t.Logf("%d imports killed", kills)
 
 	r := logbook(t, data, "import", "--json", root)
 	require.Equal(t, 0, r.code, "the import after the kills: %s", r.stderr)
