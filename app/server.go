@@ -341,16 +341,17 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hd := w.Header()
+	page := path.Ext(name) == ".html"
 	switch {
 	case strings.HasPrefix(name, "assets/"):
 		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
-	case path.Ext(name) == ".html":
+	case page:
 		// The page's URL carries the token the first time: keep it out of the cache.
 		hd.Set("Cache-Control", "no-store")
 	default:
 		hd.Set("Cache-Control", "no-cache")
 	}
-	if path.Ext(name) == ".html" {
+	if page {
 		securityHeaders(hd)
 	}
 	hd.Set("X-Content-Type-Options", "nosniff")
