@@ -43,7 +43,7 @@ func (r *Reader) nextFrameLine() ([]byte, bool, error) {
 		r.pos.Offset = r.frames.offset
 		r.pos.Frame = r.frameIdx + 1
 	}
-	if i > r.maxLine {
+	if i > r.opts.MaxLineBytes {
 		// Possible only with a line limit below the frame limit; the frame is in
 		// memory already, but the line goes no further.
 		r.tooLong = skippedLine{length: int64(i), newline: true}

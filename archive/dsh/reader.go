@@ -103,7 +103,6 @@ type Reader struct {
 	rd       recordDecoder
 	lineBuf  []byte
 	lineSlab []byte // detached lines are copied here (see keep)
-	maxLine  int
 	// lineOwned reports that the line nextLine returned is in a buffer the Reader
 	// lets go of (a long line, or a line of a large frame): a detached record can
 	// keep it without a copy.
@@ -133,7 +132,7 @@ func NewReader(r io.Reader, compressed bool, opts Options) *Reader {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
 	br := bufio.NewReaderSize(r, 256<<10)
-	rd := &Reader{opts: opts, compressed: compressed, br: br, frameIdx: -1, maxLine: opts.MaxLineBytes}
+	rd := &Reader{opts: opts, compressed: compressed, br: br, frameIdx: -1}
 	rd.rd.detached = opts.Detached
 	rd.rd.compact = opts.CompactRows
 	rd.frames.r = br
@@ -451,7 +450,7 @@ func (r *Reader) nextLine() ([]byte, bool, error) {
 		if err == nil {
 			n-- // the newline
 		}
-		if n > r.maxLine {
+		if n > r.opts.MaxLineBytes {
 			return nil, false, r.skipLine(int64(len(r.lineBuf)+len(frag)), err)
 		}
 		if err == nil && len(r.lineBuf) == 0 {
@@ -461,7 +460,7 @@ func (r *Reader) nextLine() ([]byte, bool, error) {
 		if len(r.lineBuf)+len(frag) > cap(r.lineBuf) {
 			// Double by hand: append's slower growth for large slices copies more,
 			// and the limit caps the buffer at the longest allowed line.
-			grown := make([]byte, len(r.lineBuf), min(max(2*cap(r.lineBuf), len(r.lineBuf)+len(frag)), r.maxLine+1))
+			grown := make([]byte, len(r.lineBuf), min(max(2*cap(r.lineBuf), len(r.lineBuf)+len(frag)), r.opts.MaxLineBytes+1))
 			copy(grown, r.lineBuf)
 			r.lineBuf = grown
 		}
@@ -525,7 +524,7 @@ func (r *Reader) tooLongProblem(at Cursor, what string) *Problem {
 		where = fmt.Sprintf("byte %d of the decompressed log (frame %d at byte %d)", at.LogicalOffset, r.frameIdx, r.frameStart)
 	}
 	msg := fmt.Sprintf("line %d at %s is %d bytes long, over the limit of %d bytes; %s was skipped without being read into memory",
-		at.Line+1, where, sk.length, r.maxLine, what)
+		at.Line+1, where, sk.length, r.opts.MaxLineBytes, what)
 	if !sk.newline {
 		msg += " (the file ends inside it, with no newline)"
 	}
