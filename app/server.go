@@ -361,11 +361,10 @@ func (s *Server) serveStatic(w http.ResponseWriter, r *http.Request) {
 }
 
 // securityHeaders keep the page out of other sites' frames and its scripts to its
-// own origin.
+// own origin (ServeHTTP sets Referrer-Policy on every answer).
 func securityHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
