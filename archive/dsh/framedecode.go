@@ -199,12 +199,14 @@ func newBoundedDecoder(max uint64) (*zstd.Decoder, error) {
 // returned), never held.
 func (r *Reader) decodePartial(raw []byte, info frameInfo, line, start int64) ([]byte, *Problem) {
 	max := r.opts.MaxFrameBytes
-	zr, err := zstd.NewReader(bytes.NewReader(raw), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxMemory(max), zstd.WithDecoderMaxWindow(max))
+	zr, err := newBoundedDecoder(max)
 	if err != nil {
 		return nil, nil
 	}
 	defer zr.Close()
+	if err := zr.Reset(bytes.NewReader(raw)); err != nil {
+		return nil, nil
+	}
 	// The scan bounds what the blocks read so far decode to, plus the block cut short.
 	// WriteTo, not Read: it passes on each block as it is decoded, before the frame's
 	// cut-short end is met.
