@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -37,21 +36,15 @@ func (ix *Index) Pending(ctx context.Context, src Source) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("pending: %w", err)
 	}
-	n := 0
-	for id, rev := range revs {
-		have, err := ix.bl.GetInternal(revKey(id))
-		if err != nil {
-			return 0, fmt.Errorf("pending: revision of %s: %w", id, err)
-		}
-		if string(have) != strconv.FormatInt(rev, 10) {
-			n++
-		}
+	stale, err := staleSessions(ix.bl, revs)
+	if err != nil {
+		return 0, fmt.Errorf("pending: %w", err)
 	}
 	gone, err := goneSessions(ctx, ix.bl, revs)
 	if err != nil {
 		return 0, fmt.Errorf("pending: %w", err)
 	}
-	return n + len(gone), nil
+	return len(stale) + len(gone), nil
 }
 
 // OpenTemp opens a new index in a temporary directory under os.TempDir(), which

@@ -100,18 +100,11 @@ func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total
 	}
 	st.Sessions = len(revs)
 
-	var stale []string
-	for id, rev := range revs {
-		have, err := bl.GetInternal(revKey(id))
-		if err != nil {
-			return st, fmt.Errorf("sync: revision of %s: %w", id, err)
-		}
-		if string(have) == strconv.FormatInt(rev, 10) {
-			st.Unchanged++
-			continue
-		}
-		stale = append(stale, id)
+	stale, err := staleSessions(bl, revs)
+	if err != nil {
+		return st, fmt.Errorf("sync: %w", err)
 	}
+	st.Unchanged = len(revs) - len(stale)
 	sort.Strings(stale)
 	if as, ok := src.(activitySource); ok {
 		active, err := as.SessionActivity(ctx)
@@ -360,6 +353,22 @@ func sessionDocIDs(ctx context.Context, bl bleve.Index, id string) (map[string]s
 		}
 		after = []string{res.Hits[len(res.Hits)-1].ID}
 	}
+}
+
+// staleSessions returns the sessions of revs whose revision in the index differs
+// from the archive's: those a Sync indexes again.
+func staleSessions(bl bleve.Index, revs map[string]int64) ([]string, error) {
+	var stale []string
+	for id, rev := range revs {
+		have, err := bl.GetInternal(revKey(id))
+		if err != nil {
+			return nil, fmt.Errorf("revision of %s: %w", id, err)
+		}
+		if string(have) != strconv.FormatInt(rev, 10) {
+			stale = append(stale, id)
+		}
+	}
+	return stale, nil
 }
 
 // goneSessions returns the sessions that have documents in the index but are not
