@@ -18,38 +18,60 @@ const KindUndecodableEvent dsh.Kind = "undecodable-event"
 // projection can read what it can and say what it could not.
 type decoder struct{ problem string }
 
-// fail records a problem at path (the first one wins).
-func (dc *decoder) fail(path, format string, args ...any) {
+// at is where a member sits: base, then [index] when index >= 0, then name
+// (data.message.content[2].text). It is spelled out only when a problem is met,
+// so reading a good event, as every import does for every message, builds no path.
+type at struct {
+	base, list string // the path up to the array (or member): base + list
+	index      int
+	name       string
+}
+
+// field is the member name of base.
+func field(base, name string) at { return at{base: base, index: -1, name: name} }
+
+// with is a at the member name.
+func (a at) with(name string) at { a.name = name; return a }
+
+func (a at) String() string {
+	if a.index < 0 {
+		return a.base + a.list + a.name
+	}
+	return fmt.Sprintf("%s%s[%d]%s", a.base, a.list, a.index, a.name)
+}
+
+// fail records a problem at a (the first one wins).
+func (dc *decoder) fail(a at, format string, args ...any) {
 	if dc.problem == "" {
-		dc.problem = path + ": " + fmt.Sprintf(format, args...)
+		dc.problem = a.String() + ": " + fmt.Sprintf(format, args...)
 	}
 }
 
-// str reads a JSON string member; anything else but null is a problem at path.
-func (dc *decoder) str(v []byte, path string) string {
+// str reads a JSON string member; anything else but null is a problem at a.
+func (dc *decoder) str(v []byte, a at) string {
 	s, ok := dsh.String(v)
 	if !ok && string(v) != "null" {
-		dc.fail(path, "expected a string, got %s", jsonKind(v))
+		dc.fail(a, "expected a string, got %s", jsonKind(v))
 	}
 	return s
 }
 
-// boolean reads a JSON boolean member; anything else but null is a problem at path.
-func (dc *decoder) boolean(v []byte, path string) bool {
+// boolean reads a JSON boolean member; anything else but null is a problem at a.
+func (dc *decoder) boolean(v []byte, a at) bool {
 	switch string(v) {
 	case "true":
 		return true
 	case "false", "null":
 		return false
 	}
-	dc.fail(path, "expected true or false, got %s", jsonKind(v))
+	dc.fail(a, "expected true or false, got %s", jsonKind(v))
 	return false
 }
 
-// object walks a JSON object's members; anything else is a problem at path.
-func (dc *decoder) object(v []byte, path string, fn func(k, v []byte)) bool {
+// object walks a JSON object's members; anything else is a problem at a.
+func (dc *decoder) object(v []byte, a at, fn func(k, v []byte)) bool {
 	if !dsh.Members(v, fn) {
-		dc.fail(path, "expected an object, got %s", jsonKind(v))
+		dc.fail(a, "expected an object, got %s", jsonKind(v))
 		return false
 	}
 	return true
@@ -91,7 +113,7 @@ func decodeEventData(typ string, data []byte, d *eventData) (ok bool, problem st
 		d.Message = new(message)
 		ok = dc.message(data, "data", d.Message)
 	case "assistant/message", "tool/result":
-		ok = dc.object(data, "data", func(k, v []byte) {
+		ok = dc.object(data, field("data", ""), func(k, v []byte) {
 			switch string(k) {
 			case "message":
 				d.Message = new(message)
@@ -101,26 +123,26 @@ func decodeEventData(typ string, data []byte, d *eventData) (ok bool, problem st
 			case "usage":
 				d.Usage = new(usage)
 				if err := json.Unmarshal(v, d.Usage); err != nil {
-					dc.fail("data.usage", "%s", unmarshalProblem(err))
+					dc.fail(field("data", ".usage"), "%s", unmarshalProblem(err))
 				}
 			case "interrupted":
-				d.Interrupted = dc.boolean(v, "data.interrupted")
+				d.Interrupted = dc.boolean(v, field("data", ".interrupted"))
 			case "error":
 				d.Error = json.RawMessage(v)
 			}
 		})
 		if ok && d.Message == nil && dc.problem == "" {
-			dc.fail("data.message", "missing")
+			dc.fail(field("data", ".message"), "missing")
 		}
 	case "tool/call":
-		ok = dc.object(data, "data", func(k, v []byte) {
+		ok = dc.object(data, field("data", ""), func(k, v []byte) {
 			switch string(k) {
 			case "callId":
-				d.CallID = dc.str(v, "data.callId")
+				d.CallID = dc.str(v, field("data", ".callId"))
 			case "name":
-				d.Name = dc.str(v, "data.name")
+				d.Name = dc.str(v, field("data", ".name"))
 			case "arguments":
-				d.Arguments = dc.str(v, "data.arguments")
+				d.Arguments = dc.str(v, field("data", ".arguments"))
 			}
 		})
 	case "session/title":
@@ -170,32 +192,31 @@ func unmarshalProblem(err error) string {
 	return err.Error()
 }
 
-// message reads a message object {id, role, content, source}.
+// message reads a message object {id, role, content, source} at path.
 func (dc *decoder) message(b []byte, path string, m *message) bool {
-	return dc.object(b, path, func(k, v []byte) {
+	return dc.object(b, field(path, ""), func(k, v []byte) {
 		switch string(k) {
 		case "id":
-			m.ID = dc.str(v, path+".id")
+			m.ID = dc.str(v, field(path, ".id"))
 		case "role":
-			m.Role = dc.str(v, path+".role")
+			m.Role = dc.str(v, field(path, ".role"))
 		case "content":
-			m.Content = dc.blocks(v, path+".content")
+			m.Content = dc.blocks(v, field(path, ".content"))
 		case "source":
-			src := path + ".source"
-			dc.object(v, src, func(k, v []byte) {
+			dc.object(v, field(path, ".source"), func(k, v []byte) {
 				switch string(k) {
 				case "kind":
-					m.Source.Kind = dc.str(v, src+".kind")
+					m.Source.Kind = dc.str(v, field(path, ".source.kind"))
 				case "plugin":
-					m.Source.Plugin = dc.str(v, src+".plugin")
+					m.Source.Plugin = dc.str(v, field(path, ".source.plugin"))
 				case "provider":
-					m.Source.Provider = dc.str(v, src+".provider")
+					m.Source.Provider = dc.str(v, field(path, ".source.provider"))
 				case "model":
-					m.Source.Model = dc.str(v, src+".model")
+					m.Source.Model = dc.str(v, field(path, ".source.model"))
 				case "callId":
-					m.Source.CallID = dc.str(v, src+".callId")
+					m.Source.CallID = dc.str(v, field(path, ".source.callId"))
 				case "compactionId":
-					m.Source.CompactionID = dc.str(v, src+".compactionId")
+					m.Source.CompactionID = dc.str(v, field(path, ".source.compactionId"))
 				}
 			})
 		}
@@ -205,16 +226,24 @@ func (dc *decoder) message(b []byte, path string, m *message) bool {
 // blocks reads an array of content blocks, keeping the fields views use. Only the
 // block types the projection reads (text, reasoning, tool-result) are held to their
 // shapes: other kinds (an image, a tool-call, kinds added later) are owner-opaque.
-func (dc *decoder) blocks(b []byte, path string) []contentBlock {
+func (dc *decoder) blocks(b []byte, list at) []contentBlock {
 	var out []contentBlock
+	// An element's place is the list's and its index. A list inside an element (a
+	// tool result's content) spells out the outer path once; the common, single
+	// level builds none.
+	elemOf := at{base: list.base, list: list.name}
+	if list.index >= 0 {
+		elemOf = at{base: list.String()}
+	}
 	if !dsh.Elements(b, func(e []byte) {
-		at := fmt.Sprintf("%s[%d]", path, len(out))
+		elemOf.index = len(out)
+		elem := elemOf.with
 		var typ string
 		var text, callID, content, isError []byte
-		dc.object(e, at, func(k, v []byte) {
+		dc.object(e, elem(""), func(k, v []byte) {
 			switch string(k) {
 			case "type":
-				typ = dc.str(v, at+".type")
+				typ = dc.str(v, elem(".type"))
 			case "text":
 				text = v
 			case "toolCallId":
@@ -229,22 +258,22 @@ func (dc *decoder) blocks(b []byte, path string) []contentBlock {
 		switch typ {
 		case "text", "reasoning":
 			if text != nil {
-				c.Text = dc.str(text, at+".text")
+				c.Text = dc.str(text, elem(".text"))
 			}
 		case "tool-result":
 			if callID != nil {
-				c.ToolCallID = dc.str(callID, at+".toolCallId")
+				c.ToolCallID = dc.str(callID, elem(".toolCallId"))
 			}
 			if content != nil {
-				c.Content = dc.blocks(content, at+".content")
+				c.Content = dc.blocks(content, elem(".content"))
 			}
 			if isError != nil {
-				c.IsError = dc.boolean(isError, at+".isError")
+				c.IsError = dc.boolean(isError, elem(".isError"))
 			}
 		}
 		out = append(out, c)
 	}) && string(b) != "null" {
-		dc.fail(path, "expected an array, got %s", jsonKind(b))
+		dc.fail(list, "expected an array, got %s", jsonKind(b))
 	}
 	return out
 }
