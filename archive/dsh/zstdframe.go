@@ -177,10 +177,8 @@ func (s *frameScanner) next() ([]byte, int64, error) {
 		if err != nil {
 			return s.buf, start, err
 		}
-		h := uint32(bh[0]) | uint32(bh[1])<<8 | uint32(bh[2])<<16
-		last := h&1 != 0
-		size := int(h >> 3)
-		switch (h >> 1) & 3 {
+		last, typ, size := blockHeader(bh)
+		switch typ {
 		case 0: // raw
 			s.info.lower += uint64(size)
 			s.info.upper += uint64(size)
@@ -225,6 +223,14 @@ func (s *frameScanner) next() ([]byte, int64, error) {
 	return s.buf, start, nil
 }
 
+// blockHeader decodes a 3-byte block header (RFC 8878 §3.1.1.2.1): whether the
+// block is the frame's last, its type (0 raw, 1 RLE, 2 compressed, 3 reserved) and
+// its Block_Size.
+func blockHeader(b []byte) (last bool, typ uint32, size int) {
+	h := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
+	return h&1 != 0, (h >> 1) & 3, int(h >> 3)
+}
+
 // skipRest skips a refused frame's current block (whose header has been read) and
 // the blocks after it; see skipBlocks.
 func (s *frameScanner) skipRest(size int, last, checksum bool) (bool, error) {
@@ -251,15 +257,14 @@ func (s *frameScanner) skipBlocks(checksum bool) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		h := uint32(bh[0]) | uint32(bh[1])<<8 | uint32(bh[2])<<16
-		size := int(h >> 3)
-		if (h>>1)&3 == 1 {
+		last, typ, size := blockHeader(bh[:])
+		if typ == 1 { // RLE: one byte
 			size = 1
 		}
 		if torn, err := s.discard(size); torn || err != nil {
 			return torn, err
 		}
-		if h&1 != 0 {
+		if last {
 			return s.discardChecksum(checksum)
 		}
 	}
