@@ -39,7 +39,6 @@ export function isDesktop(): boolean {
   return bound() !== undefined;
 }
 
-// Calls a bound method the way Wails' generated wrappers would rejected-promise it.
 // The browser's access token (api/token): taken from the link at once, so it leaves
 // the address bar before anything else runs.
 // (No window: a unit test importing a module that imports this one.)
