@@ -20,7 +20,6 @@ type fileUpsert struct {
 	compressed bool
 	sessionPK  any
 	id         identity
-	head, tail []byte
 	sums       []byte // prefix_sums of the bytes before the cursor
 	cursor     string
 	verdict    dsh.Verdict
@@ -79,7 +78,7 @@ func (s *Store) upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64
 	defer stmt.Close()
 	var id int64
 	err := stmt.QueryRowContext(ctx,
-		u.path, boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, u.head, u.tail,
+		u.path, boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, nil, nil, // head and tail hashes: rows written now have prefix sums instead
 		u.sums, cursor,
 		string(u.verdict), kind, line, off, msg, u.records, u.events, u.lastSeq, u.now, u.now, gen).Scan(&id)
 	if err != nil {

@@ -341,8 +341,9 @@ func retryLenient(opts ImportOptions, stored FileReport) bool {
 }
 
 // sameCommittedPrefix checks that the bytes an earlier import committed are still
-// there, every one of them (prefix sums); for a row stored before sums were kept,
-// the first bytes (header) and the 4 KiB before the cursor.
+// there, every one of them (prefix sums); for a row stored before sums were kept
+// (its head and tail hashes are the only ones still read), the first bytes (header)
+// and the 4 KiB before the cursor.
 func sameCommittedPrefix(f *os.File, id identity, row *fileRow) (bool, error) {
 	if id.size < row.cursor.Offset {
 		return false, nil

@@ -579,10 +579,6 @@ func (j *importJob) saveProgress(ctx context.Context, tx *sql.Tx, st projState, 
 // saveFile upserts the file row, its problems and any bytes that were not imported.
 func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st projState, warnings []dsh.Problem) error {
 	cur := res.Committed
-	head, tail, err := prefixHashes(j.file, cur.Offset)
-	if err != nil {
-		return err
-	}
 	// The sums of the bytes read before (the stored row's, or an earlier batch's of
 	// this run) are reused: only what this run read is summed.
 	if j.sums == nil && j.row != nil && j.row.cursor != nil && j.action != "new" && j.action != "rewritten" {
@@ -599,7 +595,7 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st
 		pk = j.pk
 	}
 	fileID, err := j.store.upsertFile(ctx, tx, fileUpsert{
-		path: j.path, compressed: j.compressed, sessionPK: pk, id: j.id, head: head, tail: tail, sums: sums,
+		path: j.path, compressed: j.compressed, sessionPK: pk, id: j.id, sums: sums,
 		cursor: string(cursor), verdict: res.Verdict, problem: res.Problem,
 		records: st.Records, events: st.Events, lastSeq: st.LastSeq, now: j.store.Now().UnixMilli(),
 		rewritten: j.action == "rewritten",
