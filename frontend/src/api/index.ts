@@ -44,9 +44,16 @@ export function isDesktop(): boolean {
 // (No window: a unit test importing a module that imports this one.)
 const token: Promise<string> = typeof window === 'undefined' || isDesktop() ? Promise.resolve('') : pageToken();
 
-// headers are every call's: JSON (which no HTML form can send) and the token.
-async function headers(): Promise<Record<string, string>> {
-  return { 'Content-Type': 'application/json', 'X-Logbook-Token': await token };
+// send is every call's request: JSON (which no HTML form can send), the token in a
+// header and no cookie.
+async function send(method: string, body: string, signal: AbortSignal): Promise<Response> {
+  return fetch('api/' + method, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Logbook-Token': await token },
+    credentials: 'omit',
+    body,
+    signal,
+  });
 }
 
 async function call<T>(method: string, ...args: unknown[]): Promise<T> {
@@ -103,13 +110,7 @@ async function post(method: string, body: string) {
       ac.abort();
     });
     try {
-      const r = await fetch('api/' + method, {
-        method: 'POST',
-        headers: await headers(),
-        credentials: 'omit',
-        body,
-        signal: ac.signal,
-      });
+      const r = await send(method, body, ac.signal);
       // The body can stall as well as the headers: read it under the same watch.
       return { status: r.status, ok: r.ok, statusText: r.statusText, text: await r.text() };
     } catch (e) {
@@ -219,13 +220,7 @@ function linkUp(resync = false) {
 async function probe() {
   probeTimer = undefined;
   try {
-    const r = await fetch('api/Info', {
-      method: 'POST',
-      headers: await headers(),
-      credentials: 'omit',
-      body: '[]',
-      signal: AbortSignal.timeout(STALL_MS),
-    });
+    const r = await send('Info', '[]', AbortSignal.timeout(STALL_MS));
     if (stateOfStatus(r.status) === 'ok') return linkUp();
     linkDown('signed-out');
   } catch {
