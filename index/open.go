@@ -299,8 +299,7 @@ func discardable(err error) bool {
 // disk: discarding it would lose a good index for nothing.
 func transient(err error) bool {
 	for _, e := range []syscall.Errno{syscall.ENOSPC, syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EINTR, syscall.EAGAIN} {
-		// Bleve flattens some errors with %v, so the message is all that is left.
-		if errors.Is(err, e) || strings.Contains(err.Error(), e.Error()) {
+		if hasErrno(err, e) {
 			return true
 		}
 	}

@@ -30,9 +30,13 @@ func (diskFull) Is(target error) bool { return target == syscall.ENOSPC }
 
 // IsNoSpace reports whether err was caused by a full disk.
 func IsNoSpace(err error) bool {
-	return err != nil && (errors.Is(err, syscall.ENOSPC) ||
-		// Bleve reports a failed segment write with %v: only the text is left.
-		strings.Contains(err.Error(), syscall.ENOSPC.Error()))
+	return err != nil && hasErrno(err, syscall.ENOSPC)
+}
+
+// hasErrno reports whether e caused err: in its chain, or, as Bleve flattens
+// some errors with %v (a failed segment write), in its text.
+func hasErrno(err error, e syscall.Errno) bool {
+	return errors.Is(err, e) || strings.Contains(err.Error(), e.Error())
 }
 
 // noSpace wraps err in ErrDiskFull when a full disk caused it.
