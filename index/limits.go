@@ -11,6 +11,7 @@ package index
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -121,7 +122,7 @@ func (l *limiter) walk(n node) (node, error) {
 			}
 		}
 		if terms == 0 {
-			if text := strings.TrimSpace(n.value); !contains(l.empty, text) {
+			if text := strings.TrimSpace(n.value); !slices.Contains(l.empty, text) {
 				l.empty = append(l.empty, text)
 			}
 			return n, nil
@@ -161,15 +162,6 @@ func (l *limiter) add(terms, pos int) error {
 	}
 	return &QueryError{Pos: pos, Msg: fmt.Sprintf(
 		"the query has more than %d terms (each word, filter and pair of CJK characters is one); search for fewer words", MaxQueryTerms)}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // joinAnd joins a, b and c.
