@@ -289,7 +289,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 	} else {
 		printReports(e.human(), reports)
 	}
-	if bad || len(d.Errors) > 0 {
+	if bad || len(d.Problems) > 0 {
 		return exitError(1)
 	}
 	return nil

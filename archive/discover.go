@@ -52,10 +52,10 @@ func isSessionFile(name string) bool {
 
 // Discovered is the result of expanding import paths into session files.
 type Discovered struct {
-	Files  []string          // absolute paths of session files, sorted
-	Roots  []string          // folders that were walked (for "gone upstream" checks)
-	Errors map[string]string // path → why it could not be read (the message of its Problem)
-	// Problems holds, for every path in Errors, why as a problem with a stable kind:
+	Files []string // absolute paths of session files, sorted
+	Roots []string // folders that were walked (for "gone upstream" checks)
+	// Problems holds every path that could not be taken, and why, as a problem with
+	// a stable kind:
 	// not-regular-file for a named pipe, device or socket (named on the command line,
 	// or named like a session file inside a walked root), io-error otherwise.
 	Problems map[string]*dsh.Problem
@@ -130,9 +130,9 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 // session files below them. A single file is taken whatever its name, so a user can
 // point at a renamed log; folders are walked for session.jsonl / session.jsonl.zstd.
 // Only regular files are taken (a symbolic link counts as what it points to): a
-// named pipe, device or socket is reported in Errors and Problems instead.
+// named pipe, device or socket is reported in Problems instead.
 func Discover(paths []string) Discovered {
-	d := Discovered{Errors: map[string]string{}, Problems: map[string]*dsh.Problem{}}
+	d := Discovered{Problems: map[string]*dsh.Problem{}}
 	seen := map[string]bool{}
 	add := func(p string) {
 		if !seen[p] {
@@ -141,7 +141,6 @@ func Discover(paths []string) Discovered {
 		}
 	}
 	fail := func(p string, kind dsh.Kind, why string) {
-		d.Errors[p] = why
 		d.Problems[p] = &dsh.Problem{Kind: kind, Offset: -1, Message: p + ": " + why}
 	}
 	notRegular := func(p string, m fs.FileMode) {
