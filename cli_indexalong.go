@@ -48,7 +48,9 @@ func (e *env) startIndexAlong(ctx context.Context, s *archive.Store) *indexAlong
 				case <-a.stop:
 					a.done <- nil
 					return
-				case <-time.After(50 * time.Millisecond):
+				// Each Sync reads every session's revision: when nothing new is
+				// committed, look again a few times a second, not dozens.
+				case <-time.After(250 * time.Millisecond):
 				}
 			}
 		}

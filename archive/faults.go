@@ -30,6 +30,10 @@ const (
 // faultKind names the cause of an import failure. Errors that are not a known
 // fault are I/O errors: reading the file or writing the archive failed.
 func faultKind(err error) dsh.Kind {
+	var pe *problemError
+	if errors.As(err, &pe) {
+		return pe.p.Kind
+	}
 	msg := err.Error()
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -53,3 +57,9 @@ func failedReport(path string, err error) FileReport {
 	return FileReport{Path: path, Verdict: VerdictFailed, Action: "failed", LastSeq: -1, Warnings: []dsh.Problem{},
 		Error: &dsh.Problem{Kind: faultKind(err), Offset: -1, Message: fmt.Sprintf("%s: %v", path, err)}}
 }
+
+// problemError carries a fault already classified (a failed report's problem) to
+// the place that reports it, so its kind is kept rather than guessed from text.
+type problemError struct{ p *dsh.Problem }
+
+func (e *problemError) Error() string { return e.p.Message }

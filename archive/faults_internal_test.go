@@ -28,6 +28,7 @@ func TestFaultKind(t *testing.T) {
 		{fmt.Errorf("import: %w", ErrReadOnly), KindReadOnly},
 		{fmt.Errorf("line 3: %w", context.Canceled), KindInterrupted},
 		{&fs.PathError{Op: "read", Path: "x", Err: syscall.EIO}, dsh.KindIOError},
+		{fmt.Errorf("check: %w", &problemError{&dsh.Problem{Kind: KindPermissionDenied, Message: "p: permission denied"}}), KindPermissionDenied},
 	} {
 		assert.Equal(t, tc.want, faultKind(tc.err), "%v", tc.err)
 		fr := failedReport("/p", tc.err)

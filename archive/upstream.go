@@ -54,7 +54,7 @@ func (s *Store) guardRewrite(ctx context.Context, f *os.File, id identity, row *
 	path := f.Name()
 	chk := checkReader(path, io.NewSectionReader(f, 0, id.size), id.size, compressed, opts)
 	if chk.Verdict == VerdictFailed {
-		return nil, fmt.Errorf("check the changed file: %s", chk.Error.Message)
+		return nil, fmt.Errorf("check the changed file: %w", &problemError{chk.Error})
 	}
 	archived := dsh.Verdict(row.verdict)
 	if row.upstream != nil {
