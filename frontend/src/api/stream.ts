@@ -72,10 +72,10 @@ export class SharedStream {
       this.lead(false);
       return;
     }
-    const chan = channel('logbook-events:' + this.o.key);
+    const name = 'logbook-events:' + this.o.key; // the lock's and the channel's
+    const chan = channel(name);
     this.chan = chan;
     chan.onmessage = (ev) => this.receive(ev.data as Message);
-    const name = 'logbook-events:' + this.o.key;
     const hold = (takeover: boolean) =>
       new Promise<void>((resolve) => {
         this.release = resolve;
