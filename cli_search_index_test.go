@@ -7,11 +7,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -24,6 +21,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/index"
+
+	"github.com/logbook/logbook/archive/archivetest"
 )
 
 // importCorpus imports the real corpus log into a new data directory.
@@ -141,34 +140,6 @@ func TestReindexFromAnyState(t *testing.T) {
 	}
 }
 
-// dirState records every file under root (mode, time, content hash), to prove
-// nothing was written there.
-func dirState(t *testing.T, root string) map[string]string {
-	t.Helper()
-	m := map[string]string{}
-	require.NoError(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		state := fi.Mode().String() + " " + fi.ModTime().String()
-		if fi.Mode().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(b)
-			state += " " + hex.EncodeToString(sum[:])
-		}
-		m[p] = state
-		return nil
-	}))
-	return m
-}
-
 // importBehindIndex imports a generated log into data while the index is held,
 // so the archive has a session the index lacks, and returns its id.
 func importBehindIndex(t *testing.T, data string) string {
@@ -198,21 +169,21 @@ func TestSearchReadOnly(t *testing.T) {
 	dir := filepath.Join(data, "index")
 
 	t.Run("an index level with the archive is searched as it is", func(t *testing.T) {
-		before := dirState(t, dir)
+		before := archivetest.TreeState(t, dir)
 		res, stderr := searchReadOnly(t, data, "写入权限")
 		assert.Positive(t, total(t, res))
 		assert.NotContains(t, stderr, "temporary")
-		assert.Equal(t, before, dirState(t, dir), "nothing written in the index")
+		assert.Equal(t, before, archivetest.TreeState(t, dir), "nothing written in the index")
 	})
 	t.Run("an index behind the archive is topped up in a temporary copy", func(t *testing.T) {
 		id := importBehindIndex(t, data)
-		before := dirState(t, dir)
+		before := archivetest.TreeState(t, dir)
 		res, stderr := searchReadOnly(t, data, "session:"+id)
 		assert.Contains(t, stderr, "1 sessions behind the archive")
 		assert.Contains(t, stderr, "searching a temporary index in "+os.TempDir())
 		n := total(t, res)
 		assert.Positive(t, n, "the new session is found")
-		assert.Equal(t, before, dirState(t, dir), "nothing written in the index")
+		assert.Equal(t, before, archivetest.TreeState(t, dir), "nothing written in the index")
 		_, tmp, ok := strings.Cut(stderr, "searching a temporary index in ")
 		require.True(t, ok)
 		tmp, _, _ = strings.Cut(tmp, " ")
@@ -237,18 +208,11 @@ func TestSearchReadOnly(t *testing.T) {
 // TestSearchReadOnlyMount searches a data directory on a read-only mount through
 // the whole command line. Mounting needs root.
 func TestSearchReadOnlyMount(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
-	}
-	data := t.TempDir()
-	if err := syscall.Mount("tmpfs", data, "tmpfs", 0, "size=64m"); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v", err)
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(data, syscall.MNT_DETACH) })
+	data := archivetest.Tmpfs(t, "64m")
 	rep := mustJSON[map[string]any](t, data, "import", "--json", corpusPath(t))
 	require.Len(t, objs(t, rep["files"]), 1)
 	id := importBehindIndex(t, data)
-	require.NoError(t, syscall.Mount("tmpfs", data, "tmpfs", syscall.MS_REMOUNT|syscall.MS_RDONLY, "size=64m"))
+	archivetest.Remount(t, data, syscall.MS_RDONLY, "64m")
 
 	r := cliData(t, data, "search", "--json", "session:"+id)
 	require.Equal(t, 0, r.code, r.stderr)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -13,25 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/dsh"
 )
-
-// smallDisk mounts a tmpfs of size bytes and returns its path and a function that
-// grows it. It needs root; CI runs as root, so there it must work.
-func smallDisk(t *testing.T, size string) (dir string, grow func(size string)) {
-	t.Helper()
-	dir = t.TempDir()
-	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).Run(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI must run the disk-full tests (as root): mount tmpfs: %v", err)
-		}
-		t.Skipf("a small disk needs root: %v", err)
-	}
-	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
-	return dir, func(size string) {
-		require.NoError(t, exec.Command("mount", "-o", "remount,size="+size, dir).Run())
-	}
-}
 
 // randomText returns n bytes of incompressible text from seed.
 func randomText(seed uint64, n int) string {
@@ -61,7 +43,7 @@ func TestDiskFullIsAFaultNotAVerdict(t *testing.T) {
 		writeFile(t, sessionFile(t, root, id, false), b.plain())
 		want[id] = b.plain()
 	}
-	disk, grow := smallDisk(t, "8m")
+	disk := archivetest.Tmpfs(t, "8m")
 	s := archive.New(filepath.Join(disk, "logbook.db"))
 	require.NoError(t, s.Open(ctx))
 	defer s.Close()
@@ -87,7 +69,7 @@ func TestDiskFullIsAFaultNotAVerdict(t *testing.T) {
 		}
 	}
 
-	grow("64m")
+	archivetest.Remount(t, disk, 0, "64m")
 	rep, err = s.Import(ctx, []string{root}, archive.ImportOptions{})
 	require.NoError(t, err)
 	reread := 0

@@ -20,27 +20,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/archivetest"
 )
 
 // mountTmpfs mounts a tmpfs of size bytes on a new directory, unmounted when the
 // test ends.
 func mountTmpfs(t *testing.T, size int) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
-	}
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d", size)); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v", err)
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
-	return dir
+	return archivetest.Tmpfs(t, fmt.Sprint(size))
 }
 
 // remount changes a mounted tmpfs's size or makes it read-only.
 func remount(t *testing.T, dir string, flags uintptr, size int) {
 	t.Helper()
-	require.NoError(t, syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_REMOUNT|flags, fmt.Sprintf("size=%d", size)))
+	archivetest.Remount(t, dir, flags, fmt.Sprint(size))
 }
 
 // fill writes a file in dir until the disk is full and returns its path.

@@ -2,44 +2,15 @@ package index
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// treeState records every file and directory under root: its mode, size,
-// modification time and content hash, to prove that nothing was written there.
-func treeState(t *testing.T, root string) map[string]string {
-	t.Helper()
-	m := map[string]string{}
-	require.NoError(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		state := fi.Mode().String() + " " + fi.ModTime().String()
-		if fi.Mode().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(b)
-			state += " " + hex.EncodeToString(sum[:])
-		}
-		m[p] = state
-		return nil
-	}))
-	return m
-}
+	"github.com/logbook/logbook/archive/archivetest"
+)
 
 // removeTimeFiles deletes the cached time files of the index in dir, so a search
 // that plans with times wants to write them again.
@@ -63,7 +34,7 @@ func TestOpenReadOnlyWritesNothing(t *testing.T) {
 	dir := brokenIndex(t, src, func(*testing.T, string) {})
 	removeTimeFiles(t, dir)
 	parent := filepath.Dir(dir)
-	before := treeState(t, parent)
+	before := archivetest.TreeState(t, parent)
 
 	ix, err := OpenWith(dir, Options{ReadOnly: true})
 	require.NoError(t, err)
@@ -89,7 +60,7 @@ func TestOpenReadOnlyWritesNothing(t *testing.T) {
 	assert.Equal(t, []string{"b0", "b1"}, sorted(searchAll(t, ix, Query{Text: "deploy"})), "a refused write changes nothing")
 	require.NoError(t, ix.Close())
 
-	assert.Equal(t, before, treeState(t, parent), "nothing written in or beside the index")
+	assert.Equal(t, before, archivetest.TreeState(t, parent), "nothing written in or beside the index")
 
 	// The same searches opened for writing do write (the time files, the lock
 	// file, the holder record): the read-only open is what kept them out.
@@ -135,10 +106,10 @@ func TestOpenReadOnlyRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := brokenIndex(t, src, tc.damage)
 			parent := filepath.Dir(dir)
-			before := treeState(t, parent)
+			before := archivetest.TreeState(t, parent)
 			_, err := OpenWith(dir, Options{ReadOnly: true})
 			require.ErrorContains(t, err, tc.want)
-			assert.Equal(t, before, treeState(t, parent), "nothing repaired, nothing created")
+			assert.Equal(t, before, archivetest.TreeState(t, parent), "nothing repaired, nothing created")
 		})
 	}
 }
@@ -162,7 +133,7 @@ func TestOpenTemp(t *testing.T) {
 	})
 	t.Run("a copy of a read-only index", func(t *testing.T) {
 		dir := brokenIndex(t, src, func(*testing.T, string) {})
-		before := treeState(t, filepath.Dir(dir))
+		before := archivetest.TreeState(t, filepath.Dir(dir))
 		ro, err := OpenWith(dir, Options{ReadOnly: true})
 		require.NoError(t, err)
 		defer ro.Close()
@@ -183,7 +154,7 @@ func TestOpenTemp(t *testing.T) {
 		root := filepath.Dir(ix.Dir())
 		require.NoError(t, ix.Close())
 		assert.NoDirExists(t, root)
-		assert.Equal(t, before, treeState(t, filepath.Dir(dir)), "the original is untouched")
+		assert.Equal(t, before, archivetest.TreeState(t, filepath.Dir(dir)), "the original is untouched")
 	})
 	t.Run("only from a read-only index", func(t *testing.T) {
 		ix := openIndex(t)

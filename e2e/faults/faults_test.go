@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/dshgen"
 )
 
@@ -245,17 +246,6 @@ func TestKillNineNeverLosesOrChangesAnything(t *testing.T) {
 	}
 }
 
-// mountOrSkip runs mount; it needs root, which CI has, so there a failure fails.
-func mountOrSkip(t *testing.T, args ...string) {
-	t.Helper()
-	if out, err := exec.Command("mount", args...).CombinedOutput(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI must run this (as root): mount %v: %v %s", args, err, out)
-		}
-		t.Skipf("needs root: mount %v: %v", args, err)
-	}
-}
-
 // TestFullDiskIsAFaultNotAVerdict fills the disk of a data directory that already
 // holds an archive and its index, then imports more. The import exits 1 and reports
 // the files that did not fit as failed with the cause disk-full (never corrupt);
@@ -263,9 +253,7 @@ func mountOrSkip(t *testing.T, args ...string) {
 // session byte for byte.
 func TestFullDiskIsAFaultNotAVerdict(t *testing.T) {
 	root, want := corpus(t, 16)
-	data := t.TempDir()
-	mountOrSkip(t, "-t", "tmpfs", "-o", "size=96m", "tmpfs", data)
-	t.Cleanup(func() { _ = exec.Command("umount", "-l", data).Run() })
+	data := archivetest.Tmpfs(t, "96m")
 
 	first := filepath.Join(root, "gen0")
 	r := logbook(t, data, "import", "--json", first)
@@ -318,11 +306,8 @@ func TestReadOnlyDataDirectory(t *testing.T) {
 	r := logbook(t, data, "import", "--json", root)
 	require.Equal(t, 0, r.code, r.stderr)
 	wantErrors := searchTotal(t, data, "error")
-	ro := t.TempDir()
-	mountOrSkip(t, "--bind", data, ro)
-	t.Cleanup(func() { _ = exec.Command("umount", "-l", ro).Run() })
-	require.NoError(t, exec.Command("mount", "-o", "remount,ro,bind", ro).Run())
-	before := snapshot(t, data)
+	ro := archivetest.ReadOnlyView(t, data)
+	before := archivetest.TreeState(t, data)
 
 	r = logbook(t, ro, "sessions", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -342,27 +327,7 @@ func TestReadOnlyDataDirectory(t *testing.T) {
 	r = logbook(t, ro, "import", root)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "cannot be written")
-	assert.Equal(t, before, snapshot(t, data), "nothing in the data directory changed")
-}
-
-// snapshot lists every file under dir with its size and modification time.
-func snapshot(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			out = append(out, fmt.Sprintf("%s %d %s", strings.TrimPrefix(p, dir), fi.Size(), fi.ModTime()))
-		}
-		return nil
-	}))
-	return out
+	assert.Equal(t, before, archivetest.TreeState(t, data), "nothing in the data directory changed")
 }
 
 // peakRSS runs the binary under GNU time and returns its result and true peak RSS in
