@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/logbook/logbook/app"
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/scheduler"
 )
 
 // The scheduler from the command line: `logbook scheduler` runs it in the
@@ -38,8 +38,8 @@ func (e *env) schedulerConfigPath() string { return filepath.Join(e.dataDir, "sc
 
 // newScheduler returns the scheduler for this data directory's archive, configured
 // from scheduler.json; the app's wiring (serve, window) passes it in app.Deps.
-func (e *env) newScheduler(s *archive.Store) *app.Scheduler {
-	return app.NewScheduler(s, app.SchedulerOptions{Logger: e.logger, ConfigPath: e.schedulerConfigPath()})
+func (e *env) newScheduler(s *archive.Store) *scheduler.Scheduler {
+	return scheduler.New(s, scheduler.Options{Logger: e.logger, ConfigPath: e.schedulerConfigPath()})
 }
 
 // cmdScheduleAction runs `logbook schedules VERB SESSION SCHEDULE [DURATION]`.
@@ -175,7 +175,7 @@ func cmdScheduler(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := app.LoadSchedulerConfig(e.schedulerConfigPath())
+	cfg, err := scheduler.LoadConfig(e.schedulerConfigPath())
 	if err != nil {
 		return err
 	}
@@ -183,11 +183,11 @@ func cmdScheduler(ctx context.Context, e *env, args []string) error {
 	case len(argv) > 0 && (*webhook != "" || *notify):
 		return usageError{errors.New("choose one action: a command (after --), --webhook or --notify")}
 	case len(argv) > 0:
-		cfg.Action, cfg.Command = app.ActionCommand, argv
+		cfg.Action, cfg.Command = scheduler.ActionCommand, argv
 	case *webhook != "":
-		cfg.Action, cfg.WebhookURL = app.ActionWebhook, *webhook
+		cfg.Action, cfg.WebhookURL = scheduler.ActionWebhook, *webhook
 	case *notify:
-		cfg.Action = app.ActionNotify
+		cfg.Action = scheduler.ActionNotify
 	}
 	if *policy != "" {
 		cfg.CatchUp = *policy
@@ -202,7 +202,7 @@ func cmdScheduler(ctx context.Context, e *env, args []string) error {
 		return usageError{err}
 	}
 	if *save {
-		if err := app.SaveSchedulerConfig(e.schedulerConfigPath(), cfg); err != nil {
+		if err := scheduler.SaveConfig(e.schedulerConfigPath(), cfg); err != nil {
 			return err
 		}
 	}
@@ -224,7 +224,7 @@ func cmdScheduler(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.Close()
 	out := &lockedWriter{w: e.human()}
-	sch := app.NewScheduler(s, app.SchedulerOptions{Logger: e.logger, Config: cfg, Notify: func(f app.Fire) {
+	sch := scheduler.New(s, scheduler.Options{Logger: e.logger, Config: cfg, Notify: func(f scheduler.Fire) {
 		if *asJSON {
 			_ = writeJSON(out, f)
 			return

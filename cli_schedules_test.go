@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/logbook/logbook/app"
 	"github.com/logbook/logbook/archive/dshgen"
+	"github.com/logbook/logbook/scheduler"
 )
 
 // importSchedules imports one session (session-cli) whose schedules have the given
@@ -226,7 +226,7 @@ func TestCLISchedulerSaveWhileAnotherInstanceRuns(t *testing.T) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "saved "+filepath.Join(data, "scheduler.json"))
 	assert.Contains(t, r.stderr, "already using the archive")
-	cfg, err := app.LoadSchedulerConfig(filepath.Join(data, "scheduler.json"))
+	cfg, err := scheduler.LoadConfig(filepath.Join(data, "scheduler.json"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"/bin/echo", "{prompt}"}, cfg.Command, "the running instance picks it up (Scheduler.Config)")
 

@@ -15,6 +15,7 @@ import (
 	"github.com/logbook/logbook/app"
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/index"
+	"github.com/logbook/logbook/scheduler"
 )
 
 // uiOptions are the flags the browser UI (serve) and the window share.
@@ -80,7 +81,7 @@ func (e *env) appDeps(u *uiStores, hub *app.Hub, o uiOptions) app.Deps {
 		return app.Deps{Archive: u.archive, Index: u.index, Logger: e.logger, Version: version, DataDir: e.dataDir,
 			Roots: archive.DefaultRoots(), SelfTest: selfTestEnv(), Events: hub}
 	}
-	sched := app.NewScheduler(u.archive, app.SchedulerOptions{Logger: e.logger,
+	sched := scheduler.New(u.archive, scheduler.Options{Logger: e.logger,
 		ConfigPath: filepath.Join(e.dataDir, "scheduler.json")})
 	return app.Deps{Archive: u.archive, Index: u.index, Logger: e.logger, Version: version, DataDir: e.dataDir,
 		Roots: archive.DefaultRoots(), SelfTest: selfTestEnv(), Events: hub, Scheduler: sched,

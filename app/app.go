@@ -1,7 +1,8 @@
 // Package app is the thin layer the user interface calls: one bound App type whose
 // exported methods validate input, call the archive and the index, and return
 // JSON-tagged DTOs. The same methods serve the Wails window (as bindings) and the
-// browser (through Server, over HTTP). Business rules live in archive and index.
+// browser (through Server, over HTTP). Business rules live in archive, index and
+// scheduler.
 //
 // Nothing imports app except main.
 package app
@@ -19,6 +20,7 @@ import (
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/index"
+	"github.com/logbook/logbook/scheduler"
 )
 
 // Deps are what main hands to the app.
@@ -35,9 +37,9 @@ type Deps struct {
 	// OnSelfTest, when set, is called by SelfTest with the marker (the desktop shell
 	// prints it and quits).
 	OnSelfTest func(marker string)
-	// Scheduler re-arms the archive's scheduled prompts (see scheduler.go); nil
+	// Scheduler re-arms the archive's scheduled prompts (package scheduler); nil
 	// disables the schedule methods.
-	Scheduler *Scheduler
+	Scheduler *scheduler.Scheduler
 	// Events fans app events out to the window and to browsers; New makes one when nil.
 	Events *Hub
 	// ImportOnStart makes Startup import Roots in the background, as StartImport does.

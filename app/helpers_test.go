@@ -12,6 +12,7 @@ import (
 	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/dshgen"
 	"github.com/logbook/logbook/index"
+	"github.com/logbook/logbook/scheduler/schedulertest"
 )
 
 // fakeShell records what the app asked of the desktop window. When block is set,
@@ -109,4 +110,15 @@ func (ta *testApp) waitImport(t *testing.T) ImportRun {
 		return true
 	}, 30*time.Second, 10*time.Millisecond)
 	return st
+}
+
+var quietLogger = schedulertest.QuietLogger
+
+// armedIDs lists the session/schedule ids the app's scheduler has armed.
+func armedIDs(a *App) []string {
+	var ids []string
+	for _, s := range a.deps.Scheduler.Armed() {
+		ids = append(ids, s.SessionID+"/"+s.ScheduleID)
+	}
+	return ids
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/logbook/logbook/internal/atomicfile"
 )
 
 // ImportSettings are the user's choices for imports started from the UI, kept in
@@ -47,7 +49,7 @@ func (a *App) SetImportSettings(s ImportSettings) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(a.importSettingsPath(), append(data, '\n')); err != nil {
+	if err := atomicfile.Write(a.importSettingsPath(), append(data, '\n')); err != nil {
 		return fmt.Errorf("save import settings: %w", err)
 	}
 	return nil

@@ -8,7 +8,14 @@ import (
 	"time"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/scheduler"
 )
+
+// SchedulerConfig is scheduler.Config as the UI sends and receives it. It is the
+// app's own type, not an alias, because Wails names binding types by their Go
+// package: app.SchedulerConfig in frontend/wailsjs stays as it was when the
+// scheduler moved out of app.
+type SchedulerConfig scheduler.Config
 
 // EventScheduleFired is published after every fire (and catch-up question) with the
 // Fire as payload.
@@ -79,7 +86,7 @@ func (a *App) SchedulerConfig() (SchedulerConfig, error) {
 	if err != nil {
 		return SchedulerConfig{}, err
 	}
-	return s.Config(), nil
+	return SchedulerConfig(s.Config()), nil
 }
 
 // SetSchedulerConfig validates and saves the scheduler's configuration; it applies
@@ -94,7 +101,8 @@ func (a *App) SetSchedulerConfig(c SchedulerConfig) error {
 	if c.Command == nil {
 		c.Command = []string{}
 	}
-	if err := c.Validate(); err != nil {
+	cfg := scheduler.Config(c)
+	if err := cfg.Validate(); err != nil {
 		return invalid(err.Error())
 	}
 	// A browser holds no more than the per-run token: not enough to choose a
@@ -109,10 +117,10 @@ func (a *App) SetSchedulerConfig(c SchedulerConfig) error {
 				"or with `logbook scheduler --save --webhook URL`.")
 		}
 	}
-	return s.SetConfig(c)
+	return s.SetConfig(cfg)
 }
 
-func (a *App) scheduler() (*Scheduler, error) {
+func (a *App) scheduler() (*scheduler.Scheduler, error) {
 	if a.deps.Scheduler == nil {
 		return nil, invalid("The scheduler is not running in this Logbook.")
 	}
@@ -126,7 +134,7 @@ func (a *App) startScheduler() {
 	if s == nil || s.Running() {
 		return
 	}
-	s.Notify = func(f Fire) { a.events.Publish(EventScheduleFired, f) }
+	s.Notify = func(f scheduler.Fire) { a.events.Publish(EventScheduleFired, f) }
 	if err := s.Start(a.ctx); err != nil {
 		// A failed first load still leaves cron running; the next import's
 		// Reload arms what it can.

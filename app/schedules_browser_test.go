@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/scheduler"
+	"github.com/logbook/logbook/scheduler/schedulertest"
 )
 
 // TestSchedulesViewInBrowser drives the schedules view in headless Chromium against
@@ -45,14 +47,14 @@ func TestSchedulesViewInBrowser(t *testing.T) {
 		skip("the UI is not built (cd frontend && npx vite build)")
 	}
 
-	e := newSchedEnv(t)
-	e.writeSession(t, "session-b", []schedSpec{
-		{kind: "at", prompt: "pause me", at: soon(time.Hour)},
-		{kind: "every", prompt: "fire me", at: soon(2 * time.Hour), seconds: 3600},
+	e := schedulertest.NewEnv(t)
+	e.WriteSession(t, "session-b", []schedulertest.Spec{
+		{Kind: "at", Prompt: "pause me", At: schedulertest.Soon(time.Hour)},
+		{Kind: "every", Prompt: "fire me", At: schedulertest.Soon(2 * time.Hour), Seconds: 3600},
 	}, nil)
 	hub := NewHub()
-	a := New(Deps{Archive: e.store, Logger: quietLogger(), Events: hub, Roots: []string{},
-		Scheduler: NewScheduler(e.store, SchedulerOptions{Logger: quietLogger()})})
+	a := New(Deps{Archive: e.Store, Logger: quietLogger(), Events: hub, Roots: []string{},
+		Scheduler: scheduler.New(e.Store, scheduler.Options{Logger: quietLogger()})})
 	a.startScheduler()
 	t.Cleanup(func() { a.Shutdown(context.Background()) })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -97,14 +99,14 @@ func TestSchedulesViewInBrowser(t *testing.T) {
 			chromedp.Click(chromedp.CSS(row("schedule-1")+` button[data-action="pause"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-section="paused"] `+row("schedule-1")+`[data-state="paused"]`)),
 		))
-		assert.Equal(t, archive.LogbookPaused, item(t, e.store, "session-b", "schedule-1").LogbookState)
-		assert.NotContains(t, armedKeys(a.deps.Scheduler), "session-b/schedule-1", "paused means disarmed")
+		assert.Equal(t, archive.LogbookPaused, e.Item(t, "session-b", "schedule-1").LogbookState)
+		assert.NotContains(t, armedIDs(a), "session-b/schedule-1", "paused means disarmed")
 
 		require.NoError(t, chromedp.Do(ctx,
 			chromedp.Click(chromedp.CSS(row("schedule-1")+` button[data-action="resume"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-section="upcoming"] `+row("schedule-1")+`[data-state="scheduled"]`)),
 		))
-		assert.Contains(t, armedKeys(a.deps.Scheduler), "session-b/schedule-1")
+		assert.Contains(t, armedIDs(a), "session-b/schedule-1")
 	})
 
 	t.Run("FireNow", func(t *testing.T) {
@@ -120,11 +122,11 @@ func TestSchedulesViewInBrowser(t *testing.T) {
 			chromedp.Click(chromedp.CSS(row("schedule-2")+` [data-testid="history-toggle"]`)),
 			chromedp.WaitVisible(chromedp.CSS(row("schedule-2")+` [data-testid="fire-entry"][data-outcome="ok"]`)),
 		))
-		fires, err := e.store.ScheduleFires(context.Background(), "session-b", "schedule-2", 0)
+		fires, err := e.Store.ScheduleFires(context.Background(), "session-b", "schedule-2", 0)
 		require.NoError(t, err)
 		require.Len(t, fires, 1)
 		assert.Equal(t, archive.TriggerManual, fires[0].Trigger)
-		it := item(t, e.store, "session-b", "schedule-2")
+		it := e.Item(t, "session-b", "schedule-2")
 		assert.Equal(t, archive.LogbookScheduled, it.LogbookState, "an every fired early keeps its cadence")
 
 		if dir := os.Getenv("LOGBOOK_SCREENSHOTS"); dir != "" {

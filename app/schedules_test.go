@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,16 +14,18 @@ import (
 
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/dshgen"
+	"github.com/logbook/logbook/scheduler"
+	"github.com/logbook/logbook/scheduler/schedulertest"
 )
 
 // newScheduleApp is an App over e's archive with a started scheduler (as Startup
 // starts it), and a browser-like subscription to its events.
-func newScheduleApp(t *testing.T, e *schedEnv, withScheduler bool) (*App, *subscription) {
+func newScheduleApp(t *testing.T, e *schedulertest.Env, withScheduler bool) (*App, *subscription) {
 	t.Helper()
 	hub := NewHub()
-	d := Deps{Archive: e.store, Logger: quietLogger(), Events: hub, Roots: []string{}}
+	d := Deps{Archive: e.Store, Logger: quietLogger(), Events: hub, Roots: []string{}}
 	if withScheduler {
-		d.Scheduler = NewScheduler(e.store, SchedulerOptions{Logger: quietLogger()})
+		d.Scheduler = scheduler.New(e.Store, scheduler.Options{Logger: quietLogger()})
 	}
 	a := New(d)
 	a.startScheduler()
@@ -33,10 +37,10 @@ func newScheduleApp(t *testing.T, e *schedEnv, withScheduler bool) (*App, *subsc
 
 func TestScheduleMethods(t *testing.T) {
 	t.Parallel()
-	e := newSchedEnv(t)
-	e.writeSession(t, "session-ui", []schedSpec{
-		{kind: "at", prompt: "ui one-shot", at: soon(time.Hour)},
-		{kind: "every", prompt: "ui hourly", at: soon(time.Hour), seconds: 3600},
+	e := schedulertest.NewEnv(t)
+	e.WriteSession(t, "session-ui", []schedulertest.Spec{
+		{Kind: "at", Prompt: "ui one-shot", At: schedulertest.Soon(time.Hour)},
+		{Kind: "every", Prompt: "ui hourly", At: schedulertest.Soon(time.Hour), Seconds: 3600},
 	}, nil)
 	a, sub := newScheduleApp(t, e, true)
 	require.True(t, a.deps.Scheduler.Running(), "startScheduler started it")
@@ -46,20 +50,20 @@ func TestScheduleMethods(t *testing.T) {
 	require.Len(t, items, 2)
 	assert.Equal(t, archive.LogbookScheduled, items[0].LogbookState)
 
-	state := func(id string) string { return item(t, e.store, "session-ui", id).LogbookState }
+	state := func(id string) string { return e.Item(t, "session-ui", id).LogbookState }
 	require.NoError(t, a.ScheduleAction("session-ui", "schedule-1", "pause", 0))
 	assert.Equal(t, archive.LogbookPaused, state("schedule-1"))
 	require.NoError(t, a.ScheduleAction("session-ui", "schedule-1", "resume", 0))
 	assert.Equal(t, archive.LogbookScheduled, state("schedule-1"))
 	require.NoError(t, a.ScheduleAction("session-ui", "schedule-1", "snooze", 120))
-	assert.NotNil(t, item(t, e.store, "session-ui", "schedule-1").SnoozedUntil)
+	assert.NotNil(t, e.Item(t, "session-ui", "schedule-1").SnoozedUntil)
 	require.NoError(t, a.ScheduleAction("session-ui", "schedule-2", "skip", 0))
 	require.NoError(t, a.ScheduleAction("session-ui", "schedule-2", "dismiss", 0))
 	assert.Equal(t, archive.LogbookDismissed, state("schedule-2"))
 
 	// Fire now runs in the background; the outcome arrives as schedule:fired.
 	require.NoError(t, a.ScheduleAction("session-ui", "schedule-1", "fire", 0))
-	var got Fire
+	var got scheduler.Fire
 	require.Eventually(t, func() bool {
 		for _, ev := range sub.take() {
 			if ev.Name == EventScheduleFired {
@@ -81,24 +85,24 @@ func TestScheduleMethods(t *testing.T) {
 
 	cfg, err := a.SchedulerConfig()
 	require.NoError(t, err)
-	assert.Equal(t, DefaultSchedulerConfig(), cfg)
-	cfg.CatchUp = CatchUpAsk
+	assert.Equal(t, SchedulerConfig(scheduler.DefaultConfig()), cfg)
+	cfg.CatchUp = scheduler.CatchUpAsk
 	require.NoError(t, a.SetSchedulerConfig(cfg))
 	cfg2, err := a.SchedulerConfig()
 	require.NoError(t, err)
-	assert.Equal(t, CatchUpAsk, cfg2.CatchUp)
+	assert.Equal(t, scheduler.CatchUpAsk, cfg2.CatchUp)
 
 	// A browser may not choose a program to run; the desktop window may.
 	cmd := cfg2
-	cmd.Action, cmd.Command = ActionCommand, []string{"/bin/echo", "{prompt}"}
+	cmd.Action, cmd.Command = scheduler.ActionCommand, []string{"/bin/echo", "{prompt}"}
 	err = a.SetSchedulerConfig(cmd)
 	require.Error(t, err)
 	assert.Contains(t, FormatError(err), "desktop app")
-	assert.Equal(t, ActionNotify, a.deps.Scheduler.Config().Action)
+	assert.Equal(t, scheduler.ActionNotify, a.deps.Scheduler.Config().Action)
 	a.events.attach(&fakeShell{})
 	require.NoError(t, a.SetSchedulerConfig(cmd))
 	assert.Equal(t, []string{"/bin/echo", "{prompt}"}, a.deps.Scheduler.Config().Command)
-	cmd.CatchUp = CatchUpSkip
+	cmd.CatchUp = scheduler.CatchUpSkip
 	a.events.attach(nil)
 	require.NoError(t, a.SetSchedulerConfig(cmd), "the policy may change from a browser while the command stays")
 
@@ -125,8 +129,8 @@ func TestScheduleMethods(t *testing.T) {
 
 func TestScheduleMethodsEndedAndWithoutScheduler(t *testing.T) {
 	t.Parallel()
-	e := newSchedEnv(t)
-	e.writeSession(t, "session-x", []schedSpec{{kind: "at", prompt: "gone", at: soon(time.Hour)}},
+	e := schedulertest.NewEnv(t)
+	e.WriteSession(t, "session-x", []schedulertest.Spec{{Kind: "at", Prompt: "gone", At: schedulertest.Soon(time.Hour)}},
 		func(s *dshgen.Session) { require.True(t, s.ScheduleDelete("schedule-1")) })
 	var ie *inputError
 	t.Run("Ended", func(t *testing.T) {
@@ -146,6 +150,40 @@ func TestScheduleMethodsEndedAndWithoutScheduler(t *testing.T) {
 		assert.True(t, errors.As(a.ScheduleAction("session-x", "schedule-1", "pause", 0), &ie))
 		_, err = a.SchedulerConfig()
 		assert.True(t, errors.As(err, &ie))
-		assert.True(t, errors.As(a.SetSchedulerConfig(DefaultSchedulerConfig()), &ie))
+		assert.True(t, errors.As(a.SetSchedulerConfig(SchedulerConfig(scheduler.DefaultConfig())), &ie))
 	})
+}
+
+func TestSetSchedulerConfigFromBrowserSeesTheFile(t *testing.T) {
+	t.Parallel()
+	e := schedulertest.NewEnv(t)
+	path := filepath.Join(t.TempDir(), "scheduler.json")
+	a := New(Deps{Archive: e.Store, Logger: quietLogger(), Roots: []string{},
+		Scheduler: scheduler.New(e.Store, scheduler.Options{Logger: quietLogger(), LocalRoots: []string{e.Root}, ConfigPath: path})})
+	a.startScheduler()
+	t.Cleanup(func() { a.Shutdown(context.Background()) })
+
+	stale, err := a.SchedulerConfig() // what a browser tab loaded
+	require.NoError(t, err)
+	// Meanwhile the user sets a command outside the browser (by hand, or with
+	// `logbook scheduler --save`, which writes the file while serve runs).
+	cmd := scheduler.DefaultConfig()
+	cmd.Action, cmd.Command = scheduler.ActionCommand, []string{"/bin/echo", "{prompt}"}
+	require.NoError(t, scheduler.SaveConfig(path, cmd))
+	later := time.Now().Add(2 * time.Second)
+	require.NoError(t, os.Chtimes(path, later, later))
+
+	stale.CatchUp = scheduler.CatchUpSkip
+	err = a.SetSchedulerConfig(stale)
+	require.Error(t, err, "the browser's stale copy would drop the command")
+	assert.Contains(t, FormatError(err), "desktop app")
+	got, err := scheduler.LoadConfig(path)
+	require.NoError(t, err)
+	assert.Equal(t, cmd, got, "the file keeps the command")
+
+	fresh, err := a.SchedulerConfig()
+	require.NoError(t, err)
+	assert.Equal(t, cmd.Command, fresh.Command)
+	fresh.CatchUp = scheduler.CatchUpSkip
+	require.NoError(t, a.SetSchedulerConfig(fresh), "with the command as the file has it, the policy may change")
 }

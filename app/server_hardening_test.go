@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logbook/logbook/scheduler"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -232,7 +233,7 @@ func TestServerSetSchedulerConfigCannotChooseTheCommand(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "scheduler.json")
 	ta := newTestApp(t, func(d *Deps) {
 		d.Logger = quietLogger()
-		d.Scheduler = NewScheduler(d.Archive, SchedulerOptions{Logger: quietLogger(), ConfigPath: path})
+		d.Scheduler = scheduler.New(d.Archive, scheduler.Options{Logger: quietLogger(), ConfigPath: path})
 	})
 	s := NewServer(ta.App, ta.hub, ServerOptions{Addr: "127.0.0.1:8765", Token: testToken, Assets: testAssets})
 	call := func(body string) *httptest.ResponseRecorder {
@@ -268,6 +269,6 @@ func TestServerSetSchedulerConfigCannotChooseTheCommand(t *testing.T) {
 	t.Run("the policy may change", func(t *testing.T) {
 		w := call(`[{"action":"notify","command":[],"timeout_seconds":30,"retries":0,"backoff_seconds":1,"catch_up":"skip"}]`)
 		assert.Equal(t, http.StatusOK, w.Code, w.Body.String())
-		assert.Equal(t, CatchUpSkip, ta.deps.Scheduler.Config().CatchUp)
+		assert.Equal(t, scheduler.CatchUpSkip, ta.deps.Scheduler.Config().CatchUp)
 	})
 }

@@ -1,4 +1,4 @@
-package app
+package scheduler
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/scheduler/schedulertest"
 )
 
 // scriptWith writes a shell script that records each invocation's arguments
@@ -63,12 +64,12 @@ func TestSchedulerCommandActionArgvVerbatim(t *testing.T) {
 	// the argument ever given to a shell, the test must fail, not the machine.)
 	prompt := "$(touch " + pwned + "); echo \"x\" `touch " + pwned + "` ; {session} 'q' \\\nline two"
 	at := soon(time.Second)
-	e.writeSession(t, "session-cmd", []schedSpec{{kind: "at", prompt: prompt, at: at}}, nil)
+	e.WriteSession(t, "session-cmd", []schedulertest.Spec{{Kind: "at", Prompt: prompt, At: at}}, nil)
 	script, calls := argvScript(t)
-	cfg := fastRetries(DefaultSchedulerConfig())
+	cfg := fastRetries(DefaultConfig())
 	cfg.Action = ActionCommand
 	cfg.Command = []string{script, "{prompt}", "--session={session}", "{cwd}", "{schedule}", "{unknown}", "two words"}
-	_, log := e.startScheduler(t, cfg)
+	_, log := startScheduler(t, e, cfg)
 
 	f := log.waitN(t, 1, 5*time.Second)[0]
 	require.Equal(t, archive.FireOK, f.Outcome, f.Error)
@@ -86,14 +87,14 @@ func TestSchedulerCommandFailures(t *testing.T) {
 	t.Run("RetriedThenReported", func(t *testing.T) {
 		t.Parallel()
 		e := newSchedEnv(t)
-		e.writeSession(t, "session-f", []schedSpec{
-			{kind: "at", prompt: "will fail", at: soon(time.Second)},
-			{kind: "at", prompt: "still works", at: soon(time.Hour)},
+		e.WriteSession(t, "session-f", []schedulertest.Spec{
+			{Kind: "at", Prompt: "will fail", At: soon(time.Second)},
+			{Kind: "at", Prompt: "still works", At: soon(time.Hour)},
 		}, nil)
 		script, calls := scriptWith(t, `[ "$1" = schedule-1 ] || exit 0; echo "boom: no agent" >&2; exit 3`)
-		cfg := fastRetries(DefaultSchedulerConfig())
+		cfg := fastRetries(DefaultConfig())
 		cfg.Action, cfg.Command = ActionCommand, []string{script, "{schedule}"}
-		s, log := e.startScheduler(t, cfg)
+		s, log := startScheduler(t, e, cfg)
 
 		f := log.waitN(t, 1, 5*time.Second)[0]
 		assert.Equal(t, archive.FireFailed, f.Outcome)
@@ -102,7 +103,7 @@ func TestSchedulerCommandFailures(t *testing.T) {
 		assert.Contains(t, f.Error, "exit status 3")
 		assert.Contains(t, f.Error, "boom: no agent")
 		assert.Len(t, calls(), 3)
-		it := item(t, e.store, "session-f", "schedule-1")
+		it := e.Item(t, "session-f", "schedule-1")
 		assert.Equal(t, archive.LogbookFired, it.LogbookState, "a failure is reported, not replayed forever")
 		assert.Equal(t, archive.FireFailed, it.LastFire.Outcome)
 
@@ -114,11 +115,11 @@ func TestSchedulerCommandFailures(t *testing.T) {
 	t.Run("Timeout", func(t *testing.T) {
 		t.Parallel()
 		e := newSchedEnv(t)
-		e.writeSession(t, "session-t", []schedSpec{{kind: "at", prompt: "hangs", at: soon(time.Hour)}}, nil)
+		e.WriteSession(t, "session-t", []schedulertest.Spec{{Kind: "at", Prompt: "hangs", At: soon(time.Hour)}}, nil)
 		script, _ := scriptWith(t, "exec sleep 30")
-		cfg := DefaultSchedulerConfig()
+		cfg := DefaultConfig()
 		cfg.Action, cfg.Command, cfg.TimeoutSeconds, cfg.Retries = ActionCommand, []string{script}, 0.3, 0
-		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Config: cfg})
+		s := New(e.Store, Options{Logger: quietLogger(), LocalRoots: []string{e.Root}, Config: cfg})
 		start := time.Now()
 		f, err := s.FireNow(ctx, "session-t", "schedule-1")
 		require.NoError(t, err)
@@ -126,15 +127,15 @@ func TestSchedulerCommandFailures(t *testing.T) {
 		assert.Equal(t, archive.FireFailed, f.Outcome)
 		assert.Contains(t, f.Error, "timed out")
 		assert.False(t, f.Settles, "a failed manual fire leaves the schedule armed")
-		assert.Equal(t, archive.LogbookScheduled, item(t, e.store, "session-t", "schedule-1").LogbookState)
+		assert.Equal(t, archive.LogbookScheduled, e.Item(t, "session-t", "schedule-1").LogbookState)
 	})
 	t.Run("MissingProgram", func(t *testing.T) {
 		t.Parallel()
 		e := newSchedEnv(t)
-		e.writeSession(t, "session-m", []schedSpec{{kind: "at", prompt: "x", at: soon(time.Hour)}}, nil)
-		cfg := DefaultSchedulerConfig()
+		e.WriteSession(t, "session-m", []schedulertest.Spec{{Kind: "at", Prompt: "x", At: soon(time.Hour)}}, nil)
+		cfg := DefaultConfig()
 		cfg.Action, cfg.Command, cfg.Retries = ActionCommand, []string{filepath.Join(t.TempDir(), "nope")}, 0
-		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Config: cfg})
+		s := New(e.Store, Options{Logger: quietLogger(), LocalRoots: []string{e.Root}, Config: cfg})
 		f, err := s.FireNow(ctx, "session-m", "schedule-1")
 		require.NoError(t, err)
 		assert.Equal(t, archive.FireFailed, f.Outcome)
@@ -180,11 +181,11 @@ func TestSchedulerWebhookAction(t *testing.T) {
 	t.Parallel()
 	e := newSchedEnv(t)
 	at := soon(time.Second)
-	e.writeSession(t, "session-w", []schedSpec{{kind: "at", prompt: "ping \"the\" <team>", at: at}}, nil)
+	e.WriteSession(t, "session-w", []schedulertest.Spec{{Kind: "at", Prompt: "ping \"the\" <team>", At: at}}, nil)
 	hook := newHookServer(t, http.StatusNoContent)
-	cfg := fastRetries(DefaultSchedulerConfig())
+	cfg := fastRetries(DefaultConfig())
 	cfg.Action, cfg.WebhookURL = ActionWebhook, hook.URL+"/hook"
-	_, log := e.startScheduler(t, cfg)
+	_, log := startScheduler(t, e, cfg)
 
 	f := log.waitN(t, 1, 5*time.Second)[0]
 	require.Equal(t, archive.FireOK, f.Outcome, f.Error)
@@ -206,11 +207,11 @@ func TestSchedulerWebhookFailures(t *testing.T) {
 	t.Run("RetriedUntilItWorks", func(t *testing.T) {
 		t.Parallel()
 		e := newSchedEnv(t)
-		e.writeSession(t, "session-w", []schedSpec{{kind: "at", prompt: "ping", at: soon(time.Second)}}, nil)
+		e.WriteSession(t, "session-w", []schedulertest.Spec{{Kind: "at", Prompt: "ping", At: soon(time.Second)}}, nil)
 		hook := newHookServer(t, 503, 500, 200)
-		cfg := fastRetries(DefaultSchedulerConfig())
+		cfg := fastRetries(DefaultConfig())
 		cfg.Action, cfg.WebhookURL = ActionWebhook, hook.URL
-		_, log := e.startScheduler(t, cfg)
+		_, log := startScheduler(t, e, cfg)
 		f := log.waitN(t, 1, 5*time.Second)[0]
 		assert.Equal(t, archive.FireOK, f.Outcome)
 		assert.Equal(t, 3, f.Attempts)
@@ -224,14 +225,14 @@ func TestSchedulerWebhookFailures(t *testing.T) {
 	t.Run("FailingIsReportedAndTheSchedulerCarriesOn", func(t *testing.T) {
 		t.Parallel()
 		e := newSchedEnv(t)
-		e.writeSession(t, "session-w", []schedSpec{
-			{kind: "at", prompt: "ping", at: soon(time.Second)},
-			{kind: "at", prompt: "pong", at: soon(1500 * time.Millisecond)},
+		e.WriteSession(t, "session-w", []schedulertest.Spec{
+			{Kind: "at", Prompt: "ping", At: soon(time.Second)},
+			{Kind: "at", Prompt: "pong", At: soon(1500 * time.Millisecond)},
 		}, nil)
 		hook := newHookServer(t, http.StatusInternalServerError)
-		cfg := fastRetries(DefaultSchedulerConfig())
+		cfg := fastRetries(DefaultConfig())
 		cfg.Action, cfg.WebhookURL = ActionWebhook, hook.URL
-		s, log := e.startScheduler(t, cfg)
+		s, log := startScheduler(t, e, cfg)
 		fires := log.waitN(t, 2, 6*time.Second)
 		for _, f := range fires {
 			assert.Equal(t, archive.FireFailed, f.Outcome)
@@ -240,7 +241,7 @@ func TestSchedulerWebhookFailures(t *testing.T) {
 		}
 		assert.Equal(t, 6, hook.requests())
 		assert.True(t, s.Running())
-		hist, err := e.store.ScheduleFires(ctx, "session-w", "schedule-1", 0)
+		hist, err := e.Store.ScheduleFires(ctx, "session-w", "schedule-1", 0)
 		require.NoError(t, err)
 		require.Len(t, hist, 1)
 		assert.Equal(t, archive.FireFailed, hist[0].Outcome)
@@ -248,12 +249,12 @@ func TestSchedulerWebhookFailures(t *testing.T) {
 	t.Run("Unreachable", func(t *testing.T) {
 		t.Parallel()
 		e := newSchedEnv(t)
-		e.writeSession(t, "session-u", []schedSpec{{kind: "at", prompt: "ping", at: soon(time.Hour)}}, nil)
+		e.WriteSession(t, "session-u", []schedulertest.Spec{{Kind: "at", Prompt: "ping", At: soon(time.Hour)}}, nil)
 		hook := newHookServer(t, 200)
 		hook.Close() // nothing listens there any more
-		cfg := DefaultSchedulerConfig()
+		cfg := DefaultConfig()
 		cfg.Action, cfg.WebhookURL, cfg.Retries = ActionWebhook, hook.URL, 0
-		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Config: cfg})
+		s := New(e.Store, Options{Logger: quietLogger(), LocalRoots: []string{e.Root}, Config: cfg})
 		f, err := s.FireNow(ctx, "session-u", "schedule-1")
 		require.NoError(t, err)
 		assert.Equal(t, archive.FireFailed, f.Outcome)
@@ -264,42 +265,42 @@ func TestSchedulerWebhookFailures(t *testing.T) {
 func TestSchedulerNotifyPanicIsContained(t *testing.T) {
 	t.Parallel()
 	e := newSchedEnv(t)
-	e.writeSession(t, "session-p", []schedSpec{
-		{kind: "at", prompt: "one", at: soon(time.Second)},
-		{kind: "at", prompt: "two", at: soon(1300 * time.Millisecond)},
+	e.WriteSession(t, "session-p", []schedulertest.Spec{
+		{Kind: "at", Prompt: "one", At: soon(time.Second)},
+		{Kind: "at", Prompt: "two", At: soon(1300 * time.Millisecond)},
 	}, nil)
 	var mu sync.Mutex
 	n := 0
-	s, _ := e.startScheduler(t, DefaultSchedulerConfig(), func(o *SchedulerOptions) {
+	s, _ := startScheduler(t, e, DefaultConfig(), func(o *Options) {
 		o.Notify = func(Fire) { mu.Lock(); n++; mu.Unlock(); panic("hook bug") }
 	})
 	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return n == 2 }, 5*time.Second, 10*time.Millisecond)
 	assert.True(t, s.Running())
-	assert.Equal(t, archive.LogbookFired, item(t, e.store, "session-p", "schedule-2").LogbookState)
+	assert.Equal(t, archive.LogbookFired, e.Item(t, "session-p", "schedule-2").LogbookState)
 }
 
 func TestSchedulerConfigValidate(t *testing.T) {
-	ok := DefaultSchedulerConfig()
+	ok := DefaultConfig()
 	tests := []struct {
 		name   string
-		modify func(*SchedulerConfig)
+		modify func(*Config)
 		err    string // "" = valid
 	}{
-		{"Default", func(*SchedulerConfig) {}, ""},
-		{"Command", func(c *SchedulerConfig) { c.Action, c.Command = ActionCommand, []string{"dsh", "{prompt}"} }, ""},
-		{"CommandMissing", func(c *SchedulerConfig) { c.Action = ActionCommand }, "needs a command"},
-		{"CommandBlankProgram", func(c *SchedulerConfig) { c.Action, c.Command = ActionCommand, []string{" "} }, "needs a command"},
-		{"ProgramFromPrompt", func(c *SchedulerConfig) { c.Action, c.Command = ActionCommand, []string{"{prompt}"} }, "cannot contain {prompt}"},
-		{"ProgramFromCwd", func(c *SchedulerConfig) { c.Action, c.Command = ActionCommand, []string{"{cwd}/run.sh", "x"} }, "cannot contain {cwd}"},
-		{"Webhook", func(c *SchedulerConfig) { c.Action, c.WebhookURL = ActionWebhook, "https://example.test/h" }, ""},
-		{"WebhookNotHTTP", func(c *SchedulerConfig) { c.Action, c.WebhookURL = ActionWebhook, "file:///etc/passwd" }, "http"},
-		{"WebhookRelative", func(c *SchedulerConfig) { c.Action, c.WebhookURL = ActionWebhook, "/hook" }, "http"},
-		{"UnknownAction", func(c *SchedulerConfig) { c.Action = "email" }, "notify, command or webhook"},
-		{"ZeroTimeout", func(c *SchedulerConfig) { c.TimeoutSeconds = 0 }, "timeout"},
-		{"NegativeRetries", func(c *SchedulerConfig) { c.Retries = -1 }, "retries"},
-		{"TooManyRetries", func(c *SchedulerConfig) { c.Retries = 11 }, "retries"},
-		{"HugeBackoff", func(c *SchedulerConfig) { c.BackoffSeconds = 3600 }, "backoff"},
-		{"UnknownCatchUp", func(c *SchedulerConfig) { c.CatchUp = "replay" }, "fire, ask or skip"},
+		{"Default", func(*Config) {}, ""},
+		{"Command", func(c *Config) { c.Action, c.Command = ActionCommand, []string{"dsh", "{prompt}"} }, ""},
+		{"CommandMissing", func(c *Config) { c.Action = ActionCommand }, "needs a command"},
+		{"CommandBlankProgram", func(c *Config) { c.Action, c.Command = ActionCommand, []string{" "} }, "needs a command"},
+		{"ProgramFromPrompt", func(c *Config) { c.Action, c.Command = ActionCommand, []string{"{prompt}"} }, "cannot contain {prompt}"},
+		{"ProgramFromCwd", func(c *Config) { c.Action, c.Command = ActionCommand, []string{"{cwd}/run.sh", "x"} }, "cannot contain {cwd}"},
+		{"Webhook", func(c *Config) { c.Action, c.WebhookURL = ActionWebhook, "https://example.test/h" }, ""},
+		{"WebhookNotHTTP", func(c *Config) { c.Action, c.WebhookURL = ActionWebhook, "file:///etc/passwd" }, "http"},
+		{"WebhookRelative", func(c *Config) { c.Action, c.WebhookURL = ActionWebhook, "/hook" }, "http"},
+		{"UnknownAction", func(c *Config) { c.Action = "email" }, "notify, command or webhook"},
+		{"ZeroTimeout", func(c *Config) { c.TimeoutSeconds = 0 }, "timeout"},
+		{"NegativeRetries", func(c *Config) { c.Retries = -1 }, "retries"},
+		{"TooManyRetries", func(c *Config) { c.Retries = 11 }, "retries"},
+		{"HugeBackoff", func(c *Config) { c.BackoffSeconds = 3600 }, "backoff"},
+		{"UnknownCatchUp", func(c *Config) { c.CatchUp = "replay" }, "fire, ask or skip"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -319,15 +320,15 @@ func TestSchedulerConfigValidate(t *testing.T) {
 func TestSchedulerConfigFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "data", "scheduler.json")
 	t.Run("MissingIsDefault", func(t *testing.T) {
-		c, err := LoadSchedulerConfig(path)
+		c, err := LoadConfig(path)
 		require.NoError(t, err)
-		assert.Equal(t, DefaultSchedulerConfig(), c)
+		assert.Equal(t, DefaultConfig(), c)
 	})
 	t.Run("RoundTripUserOnly", func(t *testing.T) {
-		want := DefaultSchedulerConfig()
+		want := DefaultConfig()
 		want.Action, want.Command, want.CatchUp, want.Retries = ActionCommand, []string{"dsh", "resume", "{session}"}, CatchUpAsk, 0
-		require.NoError(t, SaveSchedulerConfig(path, want))
-		got, err := LoadSchedulerConfig(path)
+		require.NoError(t, SaveConfig(path, want))
+		got, err := LoadConfig(path)
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
 		if runtime.GOOS != "windows" {
@@ -338,32 +339,32 @@ func TestSchedulerConfigFile(t *testing.T) {
 	})
 	t.Run("PartialFileKeepsDefaults", func(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, []byte(`{"catch_up":"skip"}`), 0o600))
-		got, err := LoadSchedulerConfig(path)
+		got, err := LoadConfig(path)
 		require.NoError(t, err)
-		want := DefaultSchedulerConfig()
+		want := DefaultConfig()
 		want.CatchUp = CatchUpSkip
 		assert.Equal(t, want, got)
 	})
 	t.Run("InvalidRefusedSaveAndLoad", func(t *testing.T) {
-		assert.Error(t, SaveSchedulerConfig(path, SchedulerConfig{Action: "email"}))
+		assert.Error(t, SaveConfig(path, Config{Action: "email"}))
 		require.NoError(t, os.WriteFile(path, []byte(`{"action":"command"}`), 0o600))
-		c, err := LoadSchedulerConfig(path)
+		c, err := LoadConfig(path)
 		assert.Error(t, err)
-		assert.Equal(t, DefaultSchedulerConfig(), c, "a broken file falls back to notify only")
+		assert.Equal(t, DefaultConfig(), c, "a broken file falls back to notify only")
 		require.NoError(t, os.WriteFile(path, []byte(`{not json`), 0o600))
-		_, err = LoadSchedulerConfig(path)
+		_, err = LoadConfig(path)
 		assert.Error(t, err)
 	})
 	t.Run("SchedulerSavesAndReloads", func(t *testing.T) {
 		e := newSchedEnv(t)
 		p := filepath.Join(t.TempDir(), "scheduler.json")
-		s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, ConfigPath: p})
+		s := New(e.Store, Options{Logger: quietLogger(), LocalRoots: []string{e.Root}, ConfigPath: p})
 		c := s.Config()
 		c.CatchUp = CatchUpSkip
 		require.NoError(t, s.SetConfig(c))
-		assert.Error(t, s.SetConfig(SchedulerConfig{Action: "email"}))
+		assert.Error(t, s.SetConfig(Config{Action: "email"}))
 		assert.Equal(t, CatchUpSkip, s.Config().CatchUp, "a refused config changes nothing")
-		s2 := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, ConfigPath: p})
+		s2 := New(e.Store, Options{Logger: quietLogger(), LocalRoots: []string{e.Root}, ConfigPath: p})
 		require.NoError(t, s2.Start(context.Background()))
 		defer s2.Stop()
 		assert.Equal(t, CatchUpSkip, s2.Config().CatchUp)
@@ -401,15 +402,15 @@ func TestSchedulerForeignSessionsAsk(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newSchedEnv(t)
-			e.writeSession(t, "session-x", []schedSpec{{kind: "at", prompt: "run me", at: time.Now().Add(-time.Hour)}}, nil)
+			e.WriteSession(t, "session-x", []schedulertest.Spec{{Kind: "at", Prompt: "run me", At: time.Now().Add(-time.Hour)}}, nil)
 			script, calls := argvScript(t)
-			cfg := fastRetries(DefaultSchedulerConfig())
+			cfg := fastRetries(DefaultConfig())
 			cfg.Action, cfg.Command, cfg.CatchUp = ActionCommand, []string{script, "{prompt}", "{cwd}"}, CatchUpFire
 			roots := []string{t.TempDir()} // this machine's agent folder, elsewhere
 			if tc.local {
-				roots = []string{e.root}
+				roots = []string{e.Root}
 			}
-			s, log := e.startScheduler(t, cfg, func(o *SchedulerOptions) { o.LocalRoots = roots })
+			s, log := startScheduler(t, e, cfg, func(o *Options) { o.LocalRoots = roots })
 
 			f := log.waitN(t, 1, 5*time.Second)[0]
 			if tc.local {
@@ -421,7 +422,7 @@ func TestSchedulerForeignSessionsAsk(t *testing.T) {
 			assert.Contains(t, f.Error, "not archived from this machine's own agent folders")
 			time.Sleep(300 * time.Millisecond)
 			assert.Empty(t, calls(), "someone else's prompt never reaches the command by itself")
-			it := item(t, e.store, "session-x", "schedule-1")
+			it := e.Item(t, "session-x", "schedule-1")
 			require.NotNil(t, it.LastFire)
 			assert.Equal(t, archive.FireAsked, it.LastFire.Outcome)
 

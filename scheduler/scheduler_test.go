@@ -1,11 +1,7 @@
-package app
+package scheduler
 
 import (
 	"context"
-	"database/sql"
-	"io"
-	"log/slog"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -18,99 +14,24 @@ import (
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/archive/dshgen"
+	"github.com/logbook/logbook/scheduler/schedulertest"
 )
 
 // Scheduler tests run a real cron instance against a real archive, with instants a
 // second or two away: nothing sleeps longer than a few seconds, and every wait is a
 // poll with a generous deadline, so a slow machine makes them slower, not flaky.
 
-const schedCwd = "/home/u/sched"
+const schedCwd = schedulertest.Cwd
 
-// schedEnv is an archive in a temporary directory that a test can close and reopen,
-// plus a session root for the logs it writes.
-type schedEnv struct {
-	dir, root string
-	store     *archive.Store
-}
+// schedEnv is the shared test archive (see schedulertest.Env).
+type schedEnv = schedulertest.Env
 
-func newSchedEnv(t *testing.T) *schedEnv {
-	t.Helper()
-	e := &schedEnv{dir: t.TempDir(), root: t.TempDir()}
-	e.reopen(t)
-	t.Cleanup(func() {
-		if e.store != nil {
-			_ = e.store.Close()
-		}
-	})
-	return e
-}
+func newSchedEnv(t *testing.T) *schedEnv { return schedulertest.NewEnv(t) }
 
-func (e *schedEnv) dbPath() string { return filepath.Join(e.dir, "logbook.db") }
-
-// reopen closes the archive (if open) and opens it again from disk.
-func (e *schedEnv) reopen(t *testing.T) {
-	t.Helper()
-	e.close(t)
-	s, err := archive.Open(context.Background(), e.dbPath())
-	require.NoError(t, err)
-	e.store = s
-}
-
-func (e *schedEnv) close(t *testing.T) {
-	t.Helper()
-	if e.store != nil {
-		require.NoError(t, e.store.Close())
-		e.store = nil
-	}
-}
-
-// schedSpec is one schedule to write: kind, target and seconds (after/every).
-type schedSpec struct {
-	kind, prompt string
-	at           time.Time
-	seconds      int64
-}
-
-// writeSession writes (or rewrites) session id with one turn and then the given
-// schedules (ids schedule-1, schedule-2, … in order), then extra to append more
-// schedule events, and imports it. The generator is deterministic, so writing the
-// same session again with more events is an append, as when the agent logs more.
-func (e *schedEnv) writeSession(t *testing.T, id string, specs []schedSpec, extra func(s *dshgen.Session)) {
-	t.Helper()
-	s := dshgen.New(dshgen.Options{Seed: 1, ID: id, Cwd: schedCwd, Families: dshgen.FamilyTools,
-		CreatedAt: time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC).UnixMilli()})
-	s.Turn(func(tb *dshgen.Turn) {
-		tb.User("remind me later")
-		tb.Step(func(st *dshgen.Step) { st.Reply(dshgen.Text("Scheduled.")) })
-	})
-	for _, sp := range specs {
-		s.ScheduleCreateAt(sp.kind, sp.prompt, sp.at.UnixMilli(), sp.seconds)
-	}
-	if extra != nil {
-		extra(s)
-	}
-	path, err := s.Log().WriteFile(e.root, false)
-	require.NoError(t, err)
-	rep, err := e.store.Import(context.Background(), []string{path}, archive.ImportOptions{})
-	require.NoError(t, err)
-	require.Len(t, rep.Files, 1)
-	require.Equal(t, dsh.VerdictOK, rep.Files[0].Verdict, "%+v", rep.Files[0].Error)
-	require.Empty(t, rep.Files[0].Warnings)
-}
-
-// setEverySeconds shortens an every's interval in the archive, below what dsh (and
-// so the fold) allows, to watch a cadence in seconds. Test-only, with MinEvery.
-func (e *schedEnv) setEverySeconds(t *testing.T, scheduleID string, secs int64) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+e.dbPath()+"?_pragma=busy_timeout(10000)")
-	require.NoError(t, err)
-	defer db.Close()
-	res, err := db.Exec(`UPDATE schedules SET every_seconds = ? WHERE schedule_id = ?`, secs, scheduleID)
-	require.NoError(t, err)
-	n, err := res.RowsAffected()
-	require.NoError(t, err)
-	require.EqualValues(t, 1, n)
-}
+var (
+	soon        = schedulertest.Soon
+	quietLogger = schedulertest.QuietLogger
+)
 
 // fireLog collects what the Notify hook reports.
 type fireLog struct {
@@ -138,35 +59,23 @@ func (l *fireLog) waitN(t *testing.T, n int, within time.Duration) []Fire {
 	return l.all()
 }
 
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
 // startScheduler starts a scheduler over e's archive; it is stopped at cleanup.
-func (e *schedEnv) startScheduler(t *testing.T, cfg SchedulerConfig, mod ...func(*SchedulerOptions)) (*Scheduler, *fireLog) {
+func startScheduler(t *testing.T, e *schedEnv, cfg Config, mod ...func(*Options)) (*Scheduler, *fireLog) {
 	t.Helper()
 	log := &fireLog{}
-	o := SchedulerOptions{Logger: quietLogger(), Config: cfg, Notify: log.add, LocalRoots: []string{e.root}}
+	o := Options{Logger: quietLogger(), Config: cfg, Notify: log.add, LocalRoots: []string{e.Root}}
 	for _, m := range mod {
 		m(&o)
 	}
-	s := NewScheduler(e.store, o)
+	s := New(e.Store, o)
 	require.NoError(t, s.Start(context.Background()))
 	t.Cleanup(func() { _ = s.Stop() })
 	return s, log
 }
 
-func fastRetries(c SchedulerConfig) SchedulerConfig {
+func fastRetries(c Config) Config {
 	c.TimeoutSeconds, c.Retries, c.BackoffSeconds = 2, 2, 0.01
 	return c
-}
-
-// soon is an instant d from now, at whole milliseconds as the logs hold them.
-func soon(d time.Duration) time.Time { return time.Now().Add(d).Truncate(time.Millisecond).UTC() }
-
-func item(t *testing.T, s *archive.Store, session, id string) archive.ScheduleItem {
-	t.Helper()
-	it, err := s.Schedule(context.Background(), session, id, time.Now())
-	require.NoError(t, err)
-	return it
 }
 
 func armedKeys(s *Scheduler) map[string]time.Time {
@@ -181,12 +90,12 @@ func TestSchedulerFiresOneShotsOnTime(t *testing.T) {
 	t.Parallel()
 	e := newSchedEnv(t)
 	at, after := soon(time.Second), soon(1200*time.Millisecond)
-	e.writeSession(t, "session-a", []schedSpec{
-		{kind: "at", prompt: "call the vet", at: at},
-		{kind: "after", prompt: "stretch", at: after, seconds: 60},
-		{kind: "at", prompt: "next year", at: soon(365 * 24 * time.Hour)},
+	e.WriteSession(t, "session-a", []schedulertest.Spec{
+		{Kind: "at", Prompt: "call the vet", At: at},
+		{Kind: "after", Prompt: "stretch", At: after, Seconds: 60},
+		{Kind: "at", Prompt: "next year", At: soon(365 * 24 * time.Hour)},
 	}, nil)
-	s, log := e.startScheduler(t, DefaultSchedulerConfig())
+	s, log := startScheduler(t, e, DefaultConfig())
 	require.Len(t, s.Armed(), 3)
 
 	fires := log.waitN(t, 2, 5*time.Second)
@@ -209,7 +118,7 @@ func TestSchedulerFiresOneShotsOnTime(t *testing.T) {
 	// Both are done and disarmed; the far one stays armed.
 	require.Eventually(t, func() bool { return len(s.Armed()) == 1 }, 2*time.Second, 10*time.Millisecond)
 	assert.Contains(t, armedKeys(s), "session-a/schedule-3")
-	it := item(t, e.store, "session-a", "schedule-1")
+	it := e.Item(t, "session-a", "schedule-1")
 	assert.Equal(t, archive.LogbookFired, it.LogbookState)
 	assert.EqualValues(t, 1, it.FireCount)
 	require.NoError(t, s.Reload(context.Background()))
@@ -223,9 +132,9 @@ func TestSchedulerEveryCadenceAnchorAligned(t *testing.T) {
 		t.Parallel()
 		e := newSchedEnv(t)
 		anchor := soon(800 * time.Millisecond)
-		e.writeSession(t, "session-e", []schedSpec{{kind: "every", prompt: "tick", at: anchor, seconds: 300}}, nil)
-		e.setEverySeconds(t, "schedule-1", 1)
-		_, log := e.startScheduler(t, DefaultSchedulerConfig(), func(o *SchedulerOptions) { o.MinEvery = time.Second })
+		e.WriteSession(t, "session-e", []schedulertest.Spec{{Kind: "every", Prompt: "tick", At: anchor, Seconds: 300}}, nil)
+		e.SetEverySeconds(t, "schedule-1", 1)
+		_, log := startScheduler(t, e, DefaultConfig(), func(o *Options) { o.MinEvery = time.Second })
 		fires := log.waitN(t, 3, 6*time.Second)
 		for i, f := range fires[:3] {
 			want := anchor.Add(time.Duration(i) * time.Second)
@@ -237,23 +146,23 @@ func TestSchedulerEveryCadenceAnchorAligned(t *testing.T) {
 	t.Run("DefaultMinimumRefusesShortInterval", func(t *testing.T) {
 		t.Parallel()
 		e := newSchedEnv(t)
-		e.writeSession(t, "session-e", []schedSpec{{kind: "every", prompt: "tick", at: soon(time.Second), seconds: 300}}, nil)
-		e.setEverySeconds(t, "schedule-1", 1)
-		s, _ := e.startScheduler(t, DefaultSchedulerConfig())
+		e.WriteSession(t, "session-e", []schedulertest.Spec{{Kind: "every", Prompt: "tick", At: soon(time.Second), Seconds: 300}}, nil)
+		e.SetEverySeconds(t, "schedule-1", 1)
+		s, _ := startScheduler(t, e, DefaultConfig())
 		assert.Empty(t, s.Armed(), "an every under 300 s is never armed")
 	})
 	t.Run("RealIntervalFiresThenNextGridPoint", func(t *testing.T) {
 		t.Parallel()
 		e := newSchedEnv(t)
 		anchor := soon(time.Second)
-		e.writeSession(t, "session-e", []schedSpec{{kind: "every", prompt: "tick", at: anchor, seconds: 300}}, nil)
-		s, log := e.startScheduler(t, DefaultSchedulerConfig())
+		e.WriteSession(t, "session-e", []schedulertest.Spec{{Kind: "every", Prompt: "tick", At: anchor, Seconds: 300}}, nil)
+		s, log := startScheduler(t, e, DefaultConfig())
 		f := log.waitN(t, 1, 5*time.Second)[0]
 		assert.True(t, f.TargetAt.Equal(anchor))
 		next := anchor.Add(300 * time.Second)
 		require.Eventually(t, func() bool { return armedKeys(s)["session-e/schedule-1"].Equal(next) },
 			2*time.Second, 10*time.Millisecond, "re-armed on the grid: %v", s.Armed())
-		it := item(t, e.store, "session-e", "schedule-1")
+		it := e.Item(t, "session-e", "schedule-1")
 		assert.True(t, it.LogbookNextFire.Equal(next))
 		assert.Equal(t, archive.LogbookScheduled, it.LogbookState)
 	})
@@ -276,14 +185,14 @@ func TestSchedulerCatchUpPolicies(t *testing.T) {
 			e := newSchedEnv(t)
 			now := time.Now().UTC()
 			anchor := now.Add(-10*time.Hour - 20*time.Minute).Truncate(time.Millisecond)
-			e.writeSession(t, "session-c", []schedSpec{
-				{kind: "at", prompt: "missed one-shot", at: now.Add(-time.Hour).Truncate(time.Millisecond)},
-				{kind: "every", prompt: "missed hourly", at: anchor, seconds: 3600},
+			e.WriteSession(t, "session-c", []schedulertest.Spec{
+				{Kind: "at", Prompt: "missed one-shot", At: now.Add(-time.Hour).Truncate(time.Millisecond)},
+				{Kind: "every", Prompt: "missed hourly", At: anchor, Seconds: 3600},
 			}, nil)
 			script, calls := argvScript(t)
-			cfg := fastRetries(DefaultSchedulerConfig())
+			cfg := fastRetries(DefaultConfig())
 			cfg.Action, cfg.Command, cfg.CatchUp = ActionCommand, []string{script, "{schedule}"}, tt.policy
-			s, log := e.startScheduler(t, cfg)
+			s, log := startScheduler(t, e, cfg)
 
 			fires := log.waitN(t, 2, 5*time.Second)
 			for _, f := range fires {
@@ -302,8 +211,8 @@ func TestSchedulerCatchUpPolicies(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 			assert.Len(t, log.all(), 2)
 
-			once := item(t, e.store, "session-c", "schedule-1")
-			every := item(t, e.store, "session-c", "schedule-2")
+			once := e.Item(t, "session-c", "schedule-1")
+			every := e.Item(t, "session-c", "schedule-2")
 			if tt.policy == CatchUpAsk {
 				assert.Equal(t, archive.LogbookOverdue, once.LogbookState, "waiting for the answer")
 				assert.Equal(t, archive.LogbookOverdue, every.LogbookState)
@@ -315,8 +224,8 @@ func TestSchedulerCatchUpPolicies(t *testing.T) {
 				assert.True(t, f.Settles)
 				_, err = s.Skip(context.Background(), "session-c", "schedule-2")
 				require.NoError(t, err)
-				once = item(t, e.store, "session-c", "schedule-1")
-				every = item(t, e.store, "session-c", "schedule-2")
+				once = e.Item(t, "session-c", "schedule-1")
+				every = e.Item(t, "session-c", "schedule-2")
 				assert.Equal(t, [][]string{{"schedule-1"}}, calls())
 			}
 			assert.Equal(t, archive.LogbookFired, once.LogbookState)
@@ -335,37 +244,37 @@ func TestSchedulerRestartCatchUp(t *testing.T) {
 	t.Parallel()
 	e := newSchedEnv(t)
 	at := soon(1500 * time.Millisecond)
-	e.writeSession(t, "session-r", []schedSpec{
-		{kind: "at", prompt: "while closed", at: at},
-		{kind: "every", prompt: "hourly", at: soon(time.Hour), seconds: 3600},
+	e.WriteSession(t, "session-r", []schedulertest.Spec{
+		{Kind: "at", Prompt: "while closed", At: at},
+		{Kind: "every", Prompt: "hourly", At: soon(time.Hour), Seconds: 3600},
 	}, nil)
 
 	// First run: armed, then Logbook closes before the instant.
-	s1, log1 := e.startScheduler(t, DefaultSchedulerConfig())
+	s1, log1 := startScheduler(t, e, DefaultConfig())
 	assert.Len(t, s1.Armed(), 2)
 	require.NoError(t, s1.Stop())
-	e.close(t)
+	e.Close(t)
 	time.Sleep(time.Until(at) + 100*time.Millisecond)
 	assert.Empty(t, log1.all(), "nothing fires while closed")
 
 	// Reopened later: the missed one-shot fires once, as a catch-up.
-	e.reopen(t)
-	s2, log2 := e.startScheduler(t, DefaultSchedulerConfig())
+	e.Reopen(t)
+	s2, log2 := startScheduler(t, e, DefaultConfig())
 	f := log2.waitN(t, 1, 5*time.Second)[0]
 	assert.Equal(t, "schedule-1", f.ScheduleID)
 	assert.Equal(t, archive.TriggerCatchUp, f.Trigger)
 	assert.True(t, f.TargetAt.Equal(at))
 	require.Eventually(t, func() bool { return len(s2.Armed()) == 1 }, 2*time.Second, 10*time.Millisecond)
 	require.NoError(t, s2.Stop())
-	e.close(t)
+	e.Close(t)
 
 	// Reopened once more: the fire history is in the archive, so nothing repeats.
-	e.reopen(t)
-	s3, log3 := e.startScheduler(t, DefaultSchedulerConfig())
+	e.Reopen(t)
+	s3, log3 := startScheduler(t, e, DefaultConfig())
 	time.Sleep(300 * time.Millisecond)
 	assert.Empty(t, log3.all())
 	assert.Equal(t, []string{"session-r/schedule-2"}, keys(armedKeys(s3)))
-	fires, err := e.store.ScheduleFires(context.Background(), "session-r", "schedule-1", 0)
+	fires, err := e.Store.ScheduleFires(context.Background(), "session-r", "schedule-1", 0)
 	require.NoError(t, err)
 	require.Len(t, fires, 1)
 	assert.Equal(t, archive.TriggerCatchUp, fires[0].Trigger)
@@ -382,26 +291,26 @@ func keys(m map[string]time.Time) []string {
 func TestSchedulerReloadFollowsImports(t *testing.T) {
 	t.Parallel()
 	e := newSchedEnv(t)
-	s, log := e.startScheduler(t, DefaultSchedulerConfig())
+	s, log := startScheduler(t, e, DefaultConfig())
 	assert.Empty(t, s.Armed())
 
 	// A new session arrives: after Reload its schedule is armed without a restart.
 	doomed := soon(1500 * time.Millisecond)
-	specs := []schedSpec{{kind: "at", prompt: "doomed", at: doomed}}
-	e.writeSession(t, "session-n", specs, nil)
+	specs := []schedulertest.Spec{{Kind: "at", Prompt: "doomed", At: doomed}}
+	e.WriteSession(t, "session-n", specs, nil)
 	require.NoError(t, s.Reload(context.Background()))
 	assert.Contains(t, armedKeys(s), "session-n/schedule-1")
 
 	// The session deletes it and creates another: the next import disarms the first
 	// and arms the second.
 	fresh := soon(1200 * time.Millisecond)
-	e.writeSession(t, "session-n", specs, func(ss *dshgen.Session) {
+	e.WriteSession(t, "session-n", specs, func(ss *dshgen.Session) {
 		require.True(t, ss.ScheduleDelete("schedule-1"))
 		ss.ScheduleCreateAt("at", "fresh", fresh.UnixMilli(), 0)
 	})
 	require.NoError(t, s.Reload(context.Background()))
 	assert.Equal(t, []string{"session-n/schedule-2"}, keys(armedKeys(s)))
-	assert.Equal(t, archive.LogbookDeleted, item(t, e.store, "session-n", "schedule-1").LogbookState)
+	assert.Equal(t, archive.LogbookDeleted, e.Item(t, "session-n", "schedule-1").LogbookState)
 
 	f := log.waitN(t, 1, 5*time.Second)[0]
 	assert.Equal(t, "schedule-2", f.ScheduleID)
@@ -414,29 +323,29 @@ func TestSchedulerOverrides(t *testing.T) {
 	ctx := context.Background()
 	e := newSchedEnv(t)
 	far := soon(time.Hour)
-	e.writeSession(t, "session-o", []schedSpec{
-		{kind: "at", prompt: "later", at: far},
-		{kind: "every", prompt: "hourly", at: far, seconds: 3600},
+	e.WriteSession(t, "session-o", []schedulertest.Spec{
+		{Kind: "at", Prompt: "later", At: far},
+		{Kind: "every", Prompt: "hourly", At: far, Seconds: 3600},
 	}, nil)
-	s, log := e.startScheduler(t, DefaultSchedulerConfig())
+	s, log := startScheduler(t, e, DefaultConfig())
 	require.Len(t, s.Armed(), 2)
 
 	require.NoError(t, s.Pause(ctx, "session-o", "schedule-1"))
 	assert.NotContains(t, armedKeys(s), "session-o/schedule-1")
-	assert.Equal(t, archive.LogbookPaused, item(t, e.store, "session-o", "schedule-1").LogbookState)
+	assert.Equal(t, archive.LogbookPaused, e.Item(t, "session-o", "schedule-1").LogbookState)
 	require.NoError(t, s.Resume(ctx, "session-o", "schedule-1"))
 	assert.Equal(t, far, armedKeys(s)["session-o/schedule-1"])
 
 	require.NoError(t, s.Dismiss(ctx, "session-o", "schedule-2"))
 	assert.NotContains(t, armedKeys(s), "session-o/schedule-2")
-	assert.Equal(t, archive.LogbookDismissed, item(t, e.store, "session-o", "schedule-2").LogbookState)
+	assert.Equal(t, archive.LogbookDismissed, e.Item(t, "session-o", "schedule-2").LogbookState)
 
 	// A snooze moves the next fire (and so the cron entry) to its end.
-	e.writeSession(t, "session-d", []schedSpec{{kind: "at", prompt: "due", at: soon(time.Hour)}}, nil)
+	e.WriteSession(t, "session-d", []schedulertest.Spec{{Kind: "at", Prompt: "due", At: soon(time.Hour)}}, nil)
 	require.NoError(t, s.Reload(ctx))
 	assert.Error(t, s.Snooze(ctx, "session-o", "schedule-1", -time.Hour))
 	require.NoError(t, s.Snooze(ctx, "session-d", "schedule-1", 2*time.Hour))
-	snoozed := item(t, e.store, "session-d", "schedule-1")
+	snoozed := e.Item(t, "session-d", "schedule-1")
 	require.NotNil(t, snoozed.SnoozedUntil)
 	assert.Equal(t, *snoozed.SnoozedUntil, armedKeys(s)["session-d/schedule-1"])
 	assert.Empty(t, log.all())
@@ -448,21 +357,21 @@ func TestSchedulerSnoozeAnswersAQuestion(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := newSchedEnv(t)
-	e.writeSession(t, "session-z", []schedSpec{{kind: "at", prompt: "nag", at: soon(-time.Hour)}}, nil)
-	cfg := DefaultSchedulerConfig()
+	e.WriteSession(t, "session-z", []schedulertest.Spec{{Kind: "at", Prompt: "nag", At: soon(-time.Hour)}}, nil)
+	cfg := DefaultConfig()
 	cfg.CatchUp = CatchUpAsk
-	s, log := e.startScheduler(t, cfg)
+	s, log := startScheduler(t, e, cfg)
 	assert.Equal(t, archive.FireAsked, log.waitN(t, 1, 5*time.Second)[0].Outcome)
 
 	// "Remind me in a second": the snooze arms it again, and it then fires on time.
 	require.NoError(t, s.Snooze(ctx, "session-z", "schedule-1", time.Second))
-	until := *item(t, e.store, "session-z", "schedule-1").SnoozedUntil
+	until := *e.Item(t, "session-z", "schedule-1").SnoozedUntil
 	f := log.waitN(t, 2, 5*time.Second)[1]
 	assert.Equal(t, archive.FireOK, f.Outcome)
 	assert.Equal(t, archive.TriggerScheduled, f.Trigger)
 	assert.True(t, f.TargetAt.Equal(until))
 	assert.False(t, f.FiredAt.Before(until))
-	assert.Equal(t, archive.LogbookFired, item(t, e.store, "session-z", "schedule-1").LogbookState)
+	assert.Equal(t, archive.LogbookFired, e.Item(t, "session-z", "schedule-1").LogbookState)
 }
 
 // TestSchedulerDST checks the cron side of time zones: instants are absolute, so a
@@ -517,8 +426,8 @@ func TestSchedulerDST(t *testing.T) {
 			t.Parallel()
 			e := newSchedEnv(t)
 			at := soon(time.Second)
-			e.writeSession(t, "session-z", []schedSpec{{kind: "at", prompt: "tz", at: at}}, nil)
-			s, log := e.startScheduler(t, DefaultSchedulerConfig(), func(o *SchedulerOptions) { o.Location = loc })
+			e.WriteSession(t, "session-z", []schedulertest.Spec{{Kind: "at", Prompt: "tz", At: at}}, nil)
+			s, log := startScheduler(t, e, DefaultConfig(), func(o *Options) { o.Location = loc })
 			assert.Equal(t, loc, s.cron.Location())
 			f := log.waitN(t, 1, 5*time.Second)[0]
 			assert.True(t, f.TargetAt.Equal(at))
@@ -540,8 +449,8 @@ func TestSchedulerCronWiring(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := newSchedEnv(t)
-	e.writeSession(t, "session-w", []schedSpec{{kind: "at", prompt: "x", at: soon(time.Hour)}}, nil)
-	s, _ := e.startScheduler(t, DefaultSchedulerConfig())
+	e.WriteSession(t, "session-w", []schedulertest.Spec{{Kind: "at", Prompt: "x", At: soon(time.Hour)}}, nil)
+	s, _ := startScheduler(t, e, DefaultConfig())
 	entries := func() []cron.Entry { // the schedules' entries, without the wake-up
 		var out []cron.Entry
 		for _, e := range s.cron.Entries() {
@@ -578,13 +487,13 @@ func TestSchedulerStaleCatchUpIsAsked(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := newSchedEnv(t)
-			e.writeSession(t, "session-s", []schedSpec{
-				{kind: "at", prompt: "three days old", at: time.Now().UTC().Add(-72 * time.Hour).Truncate(time.Millisecond)},
+			e.WriteSession(t, "session-s", []schedulertest.Spec{
+				{Kind: "at", Prompt: "three days old", At: time.Now().UTC().Add(-72 * time.Hour).Truncate(time.Millisecond)},
 			}, nil)
 			script, calls := argvScript(t)
-			cfg := fastRetries(DefaultSchedulerConfig())
+			cfg := fastRetries(DefaultConfig())
 			cfg.Action, cfg.Command, cfg.MaxCatchUpHours = ActionCommand, []string{script, "{schedule}"}, tt.maxHours
-			_, log := e.startScheduler(t, cfg)
+			_, log := startScheduler(t, e, cfg)
 			f := log.waitN(t, 1, 5*time.Second)[0]
 			assert.Equal(t, archive.TriggerCatchUp, f.Trigger)
 			assert.Equal(t, tt.want, f.Outcome)

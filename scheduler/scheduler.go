@@ -1,6 +1,4 @@
-package app
-
-// The scheduler brings archived scheduled prompts back. dsh fires a schedule only
+// Package scheduler brings archived scheduled prompts back. dsh fires a schedule only
 // while its own session is live, so a closed session's reminders never fire; the
 // scheduler re-arms every active one found in the archive on a robfig/cron instance,
 // runs the configured action when one comes due, and records each fire in the
@@ -11,6 +9,10 @@ package app
 //
 // Instants are absolute (UTC in the logs): cron's timers wait for durations, so a DST
 // change of the local zone neither repeats nor skips a fire.
+//
+// It is a domain package: it depends on archive, never on app; the app's bound
+// methods validate what the UI sends and call it, and main wires it into the app.
+package scheduler
 
 import (
 	"context"
@@ -45,8 +47,8 @@ const dueSlack = time.Second
 // this much.
 const defaultWakeEvery = time.Minute
 
-// SchedulerOptions configure NewScheduler. Zero fields take defaults.
-type SchedulerOptions struct {
+// Options configure New. Zero fields take defaults.
+type Options struct {
 	Logger *slog.Logger
 	// Now is the clock for due and overdue decisions and fire records (default
 	// time.Now). Cron's own timers always run on the real clock.
@@ -58,7 +60,7 @@ type SchedulerOptions struct {
 	// configuration is read from at Start and saved to by SetConfig. When empty,
 	// Config is used and SetConfig keeps changes in memory.
 	ConfigPath string
-	Config     SchedulerConfig
+	Config     Config
 	// Notify is called after every fire is recorded, and for every catch-up
 	// question; the app publishes it to the UI. It must not block for long.
 	Notify func(Fire)
@@ -93,7 +95,7 @@ type Fire struct {
 }
 
 // Scheduler arms the archive's active schedules on cron and fires them. Create it
-// with NewScheduler, then Start; Stop ends it. Its methods are safe for concurrent
+// with New, then Start; Stop ends it. Its methods are safe for concurrent
 // use.
 type Scheduler struct {
 	Logger *slog.Logger
@@ -107,10 +109,10 @@ type Scheduler struct {
 	stopTimeout time.Duration
 	minEvery    time.Duration
 	wakeEvery   time.Duration
-	localRoots  []string // see SchedulerOptions.LocalRoots
+	localRoots  []string // see Options.LocalRoots
 
 	cfgMu     sync.Mutex
-	cfg       SchedulerConfig
+	cfg       Config
 	cfgLoaded bool
 	cfgStamp  fileStamp    // of the config file cfg was read from (zero: none)
 	wakes     atomic.Int64 // runs of the wake-up entry
@@ -149,8 +151,8 @@ type armedEntry struct {
 	since time.Time
 }
 
-// NewScheduler returns a scheduler for the archive; call Start to arm schedules.
-func NewScheduler(store *archive.Store, o SchedulerOptions) *Scheduler {
+// New returns a scheduler for the archive; call Start to arm schedules.
+func New(store *archive.Store, o Options) *Scheduler {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -189,8 +191,8 @@ func NewScheduler(store *archive.Store, o SchedulerOptions) *Scheduler {
 // fillConfig gives the zero fields of c their defaults (Retries, BackoffSeconds and
 // MaxCatchUpHours keep an explicit 0 only when Action is set, i.e. the config was
 // written out).
-func fillConfig(c SchedulerConfig) SchedulerConfig {
-	d := DefaultSchedulerConfig()
+func fillConfig(c Config) Config {
+	d := DefaultConfig()
 	if c.Action == "" {
 		c.Action, c.Retries, c.BackoffSeconds = d.Action, d.Retries, d.BackoffSeconds
 		c.MaxCatchUpHours = d.MaxCatchUpHours

@@ -1,4 +1,4 @@
-package app
+package scheduler
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 )
 
 // Where a session came from decides whether its scheduled prompts may run an action
-// by themselves (see SchedulerOptions.LocalRoots).
+// by themselves (see Options.LocalRoots).
 
 // cleanRoots makes roots absolute and resolves their links, so a session path is
 // compared with where the roots really are.

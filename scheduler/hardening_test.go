@@ -1,4 +1,4 @@
-package app
+package scheduler
 
 import (
 	"context"
@@ -15,16 +15,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/scheduler/schedulertest"
 )
 
 func TestSchedulerReloadDuringDispatchIsNotACatchUp(t *testing.T) {
 	t.Parallel()
 	e := newSchedEnv(t)
 	at := soon(time.Second)
-	e.writeSession(t, "session-d", []schedSpec{{kind: "at", prompt: "on time", at: at}}, nil)
-	cfg := DefaultSchedulerConfig()
+	e.WriteSession(t, "session-d", []schedulertest.Spec{{Kind: "at", Prompt: "on time", At: at}}, nil)
+	cfg := DefaultConfig()
 	cfg.CatchUp = CatchUpSkip // a fire wrongly taken for a catch-up would be skipped
-	s, log := e.startScheduler(t, cfg)
+	s, log := startScheduler(t, e, cfg)
 
 	// Hold the schedule's claim, as a job that cron has started but that has not
 	// claimed it yet would find it: the window in which an import's Reload lands.
@@ -48,14 +49,14 @@ func TestSchedulerReloadDuringDispatchIsNotACatchUp(t *testing.T) {
 func TestSchedulerWakesCronRegularly(t *testing.T) {
 	t.Parallel()
 	e := newSchedEnv(t)
-	e.writeSession(t, "session-w", []schedSpec{{kind: "at", prompt: "far", at: soon(24 * time.Hour)}}, nil)
-	s, _ := e.startScheduler(t, DefaultSchedulerConfig(), func(o *SchedulerOptions) { o.WakeEvery = time.Second })
+	e.WriteSession(t, "session-w", []schedulertest.Spec{{Kind: "at", Prompt: "far", At: soon(24 * time.Hour)}}, nil)
+	s, _ := startScheduler(t, e, DefaultConfig(), func(o *Options) { o.WakeEvery = time.Second })
 	// With only a fire a day away, cron's loop still wakes (and compares every
 	// entry with the wall clock) each WakeEvery: a timer stalled by a suspend
 	// costs at most that much.
 	require.Eventually(t, func() bool { return s.wakes.Load() >= 2 }, 5*time.Second, 20*time.Millisecond)
 	assert.Equal(t, []string{"session-w/schedule-1"}, keys(armedKeys(s)), "the wake-up is not a schedule")
-	assert.Equal(t, defaultWakeEvery, NewScheduler(e.store, SchedulerOptions{}).wakeEvery)
+	assert.Equal(t, defaultWakeEvery, New(e.Store, Options{}).wakeEvery)
 }
 
 func TestSchedulerWebhookDoesNotFollowRedirects(t *testing.T) {
@@ -75,10 +76,10 @@ func TestSchedulerWebhookDoesNotFollowRedirects(t *testing.T) {
 			t.Cleanup(redirect.Close)
 
 			e := newSchedEnv(t)
-			e.writeSession(t, "session-r", []schedSpec{{kind: "at", prompt: "secret plans", at: soon(time.Hour)}}, nil)
-			cfg := fastRetries(DefaultSchedulerConfig())
+			e.WriteSession(t, "session-r", []schedulertest.Spec{{Kind: "at", Prompt: "secret plans", At: soon(time.Hour)}}, nil)
+			cfg := fastRetries(DefaultConfig())
 			cfg.Action, cfg.WebhookURL = ActionWebhook, redirect.URL+"/hook"
-			s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Config: cfg})
+			s := New(e.Store, Options{Logger: quietLogger(), LocalRoots: []string{e.Root}, Config: cfg})
 			f, err := s.FireNow(context.Background(), "session-r", "schedule-1")
 			require.NoError(t, err)
 			assert.Equal(t, archive.FireFailed, f.Outcome)
@@ -94,8 +95,8 @@ func TestSchedulerCommandArgumentsThatCannotBePassed(t *testing.T) {
 	t.Parallel()
 	script, calls := argvScript(t)
 	e := newSchedEnv(t)
-	s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger()})
-	cfg := DefaultSchedulerConfig()
+	s := New(e.Store, Options{Logger: quietLogger()})
+	cfg := DefaultConfig()
 	cfg.Action, cfg.Command, cfg.Retries, cfg.BackoffSeconds = ActionCommand, []string{script, "--", "{prompt}"}, 3, 2
 	for name, prompt := range map[string]string{
 		"NUL":  "before\x00after",
@@ -131,7 +132,7 @@ func TestSchedulerConfigFollowsTheFile(t *testing.T) {
 	t.Parallel()
 	e := newSchedEnv(t)
 	path := filepath.Join(t.TempDir(), "scheduler.json")
-	s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, ConfigPath: path})
+	s := New(e.Store, Options{Logger: quietLogger(), LocalRoots: []string{e.Root}, ConfigPath: path})
 	assert.Equal(t, ActionNotify, s.Config().Action)
 
 	edit := func(body string) {
@@ -144,51 +145,17 @@ func TestSchedulerConfigFollowsTheFile(t *testing.T) {
 	edit(`{"action":"command","command":["/bin/echo","{prompt}"]}`)
 	assert.Equal(t, []string{"/bin/echo", "{prompt}"}, s.Config().Command, "a hand edit applies without a restart")
 	edit(`{"action":"command","command":["/bin/echo","{prompt}"],`)
-	assert.Equal(t, DefaultSchedulerConfig(), s.Config(), "a broken edit falls back to notify only")
+	assert.Equal(t, DefaultConfig(), s.Config(), "a broken edit falls back to notify only")
 
 	t.Run("SavingOverABrokenFileKeepsIt", func(t *testing.T) {
-		require.NoError(t, s.SetConfig(DefaultSchedulerConfig()))
+		require.NoError(t, s.SetConfig(DefaultConfig()))
 		kept, err := os.ReadFile(path + ".bad")
 		require.NoError(t, err)
 		assert.Equal(t, `{"action":"command","command":["/bin/echo","{prompt}"],`, string(kept))
-		c, err := LoadSchedulerConfig(path)
+		c, err := LoadConfig(path)
 		require.NoError(t, err)
-		assert.Equal(t, DefaultSchedulerConfig(), c)
+		assert.Equal(t, DefaultConfig(), c)
 	})
-}
-
-func TestSetSchedulerConfigFromBrowserSeesTheFile(t *testing.T) {
-	t.Parallel()
-	e := newSchedEnv(t)
-	path := filepath.Join(t.TempDir(), "scheduler.json")
-	a := New(Deps{Archive: e.store, Logger: quietLogger(), Roots: []string{},
-		Scheduler: NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, ConfigPath: path})})
-	a.startScheduler()
-	t.Cleanup(func() { a.Shutdown(context.Background()) })
-
-	stale, err := a.SchedulerConfig() // what a browser tab loaded
-	require.NoError(t, err)
-	// Meanwhile the user sets a command outside the browser (by hand, or with
-	// `logbook scheduler --save`, which writes the file while serve runs).
-	cmd := DefaultSchedulerConfig()
-	cmd.Action, cmd.Command = ActionCommand, []string{"/bin/echo", "{prompt}"}
-	require.NoError(t, SaveSchedulerConfig(path, cmd))
-	later := time.Now().Add(2 * time.Second)
-	require.NoError(t, os.Chtimes(path, later, later))
-
-	stale.CatchUp = CatchUpSkip
-	err = a.SetSchedulerConfig(stale)
-	require.Error(t, err, "the browser's stale copy would drop the command")
-	assert.Contains(t, FormatError(err), "desktop app")
-	got, err := LoadSchedulerConfig(path)
-	require.NoError(t, err)
-	assert.Equal(t, cmd, got, "the file keeps the command")
-
-	fresh, err := a.SchedulerConfig()
-	require.NoError(t, err)
-	assert.Equal(t, cmd.Command, fresh.Command)
-	fresh.CatchUp = CatchUpSkip
-	require.NoError(t, a.SetSchedulerConfig(fresh), "with the command as the file has it, the policy may change")
 }
 
 func TestSchedulerWebhookErrorsKeepTheURLOutOfTheHistory(t *testing.T) {
@@ -210,11 +177,11 @@ func TestSchedulerWebhookErrorsKeepTheURLOutOfTheHistory(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			e := newSchedEnv(t)
-			e.writeSession(t, "session-s", []schedSpec{{kind: "at", prompt: "ping", at: soon(time.Hour)}}, nil)
-			cfg := DefaultSchedulerConfig()
+			e.WriteSession(t, "session-s", []schedulertest.Spec{{Kind: "at", Prompt: "ping", At: soon(time.Hour)}}, nil)
+			cfg := DefaultConfig()
 			cfg.Action, cfg.WebhookURL = ActionWebhook, base+"/services/"+secret+"?token="+secret
 			cfg.TimeoutSeconds, cfg.Retries, cfg.BackoffSeconds = 0.3, 1, 0.01
-			s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Config: cfg})
+			s := New(e.Store, Options{Logger: quietLogger(), LocalRoots: []string{e.Root}, Config: cfg})
 			start := time.Now()
 			f, err := s.FireNow(context.Background(), "session-s", "schedule-1")
 			require.NoError(t, err)
@@ -223,7 +190,7 @@ func TestSchedulerWebhookErrorsKeepTheURLOutOfTheHistory(t *testing.T) {
 			assert.Equal(t, 2, f.Attempts)
 			assert.Contains(t, f.Error, "webhook POST failed")
 			assert.NotContains(t, f.Error, secret)
-			hist, err := e.store.ScheduleFires(context.Background(), "session-s", "schedule-1", 0)
+			hist, err := e.Store.ScheduleFires(context.Background(), "session-s", "schedule-1", 0)
 			require.NoError(t, err)
 			require.Len(t, hist, 1)
 			assert.NotContains(t, hist[0].Error, secret, "the archive never holds the webhook's secret")
@@ -234,10 +201,10 @@ func TestSchedulerWebhookErrorsKeepTheURLOutOfTheHistory(t *testing.T) {
 func TestSchedulerTriggerPanicIsContained(t *testing.T) {
 	t.Parallel()
 	e := newSchedEnv(t)
-	e.writeSession(t, "session-t", []schedSpec{{kind: "at", prompt: "boom", at: soon(time.Hour)}}, nil)
+	e.WriteSession(t, "session-t", []schedulertest.Spec{{Kind: "at", Prompt: "boom", At: soon(time.Hour)}}, nil)
 	var calls atomic.Int64
 	var broken atomic.Bool
-	s := NewScheduler(e.store, SchedulerOptions{Logger: quietLogger(), LocalRoots: []string{e.root}, Now: func() time.Time {
+	s := New(e.Store, Options{Logger: quietLogger(), LocalRoots: []string{e.Root}, Now: func() time.Time {
 		// Trigger's own lookup passes; the background fire then hits a bug just
 		// after it claimed the schedule (the first s.Now in fire).
 		if broken.Load() && calls.Add(1) > 2 {

@@ -1,4 +1,6 @@
-package app
+// Package atomicfile writes small settings files so that a crash never leaves a
+// half-written one: the app's import settings and the scheduler's configuration.
+package atomicfile
 
 import (
 	"fmt"
@@ -6,9 +8,9 @@ import (
 	"path/filepath"
 )
 
-// writeFileAtomic replaces path with data (mode 0600) through a temporary file and
+// Write replaces path with data (mode 0600) through a temporary file and
 // a rename, so a crash never leaves a half-written settings file.
-func writeFileAtomic(path string, data []byte) error {
+func Write(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
