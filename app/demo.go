@@ -1,26 +1,25 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/logbook/logbook/app/demodata"
 	"github.com/logbook/logbook/archive"
-	"github.com/logbook/logbook/archive/dshgen"
 )
 
 // Files of the demo archive in the data directory.
 const (
-	demoDir    = "demo-sessions" // the generated session logs, imported like any root
+	demoDir    = "demo-sessions" // the demo's session logs (package demodata), imported like any root
 	demoMarker = "demo-archive"  // present once the archive holds the demo (Info.Demo)
 )
 
 // CreateDemo fills an empty archive with a clearly labelled demo: generated
-// sessions (projects under /home/demo, a fork, a subagent and a torn log) written
+// sessions (projects under /home/demo, a fork, a subagent and a torn log; embedded
+// in the binary by package demodata, dated over the ten days before now) written
 // to the data directory, imported and indexed. Info.Demo stays true from then on,
 // across restarts, so the UI keeps its "Demo archive" badge.
 func (a *App) CreateDemo() error {
@@ -50,7 +49,7 @@ func (a *App) createDemo(ctx context.Context) error {
 	}
 	var run ImportRun
 	var changed []string
-	if err := writeDemo(root, time.Now()); err != nil {
+	if err := demodata.Write(root, time.Now()); err != nil {
 		a.mu.Lock()
 		run = *a.lastRun
 		a.mu.Unlock()
@@ -81,66 +80,6 @@ func (a *App) createDemo(ctx context.Context) error {
 func (a *App) sessionCount(ctx context.Context) (int, error) {
 	ss, err := a.deps.Archive.ListSessions(ctx, archive.SessionFilter{})
 	return len(ss), err
-}
-
-// demoProjects are the generated demo sessions: cwd, seed and turns.
-var demoProjects = []struct {
-	cwd   string
-	seed  uint64
-	turns int
-}{
-	{"/home/demo/weather-app", 101, 10},
-	{"/home/demo/weather-app", 102, 6},
-	{"/home/demo/compiler", 201, 12},
-	{"/home/demo/compiler", 202, 5},
-	{"/home/demo/dotfiles", 301, 4},
-}
-
-// writeDemo writes the demo sessions under root, dated over the ten days before now.
-// The generator is deterministic, so the same sessions (ids, text) come out every
-// time; only their dates follow the clock.
-func writeDemo(root string, now time.Time) error {
-	if err := os.RemoveAll(root); err != nil {
-		return fmt.Errorf("demo: clear %s: %w", root, err)
-	}
-	base := now.Add(-10 * 24 * time.Hour).UnixMilli()
-	const day = int64(24 * time.Hour / time.Millisecond)
-	var first *dshgen.Log
-	for i, p := range demoProjects {
-		l := dshgen.Generate(dshgen.Options{Seed: p.seed, Cwd: p.cwd, Turns: p.turns,
-			CreatedAt: base + int64(i)*2*day, ASCII: i%2 == 0})
-		if first == nil {
-			first = l
-		}
-		if _, err := l.WriteFile(root, i%2 == 1); err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-	}
-	// Relations: a fork of the first session and a subagent it delegated to.
-	fork, err := dshgen.Fork(first, first.LastSeq()/2, dshgen.Options{Seed: 111, Turns: 3, ASCII: true})
-	if err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	sub := dshgen.SubagentOf(first, dshgen.Options{Seed: 112, Turns: 2, ASCII: true})
-	for _, l := range []*dshgen.Log{fork, sub} {
-		if _, err := l.WriteFile(root, false); err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-	}
-	// A log whose writer died mid-line, to show how a recovered session looks.
-	torn := dshgen.Generate(dshgen.Options{Seed: 401, Cwd: "/home/demo/dotfiles", Turns: 3, ASCII: true,
-		CreatedAt: base + 9*day})
-	path, err := torn.WriteFile(root, false)
-	if err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	data := torn.JSONL()
-	last := bytes.LastIndexByte(bytes.TrimSuffix(data, []byte("\n")), '\n')
-	cut := last + 1 + (len(data)-last-1)/2
-	if err := os.WriteFile(path, data[:cut], 0o644); err != nil {
-		return fmt.Errorf("demo: tear %s: %w", path, err)
-	}
-	return nil
 }
 
 // demoMarked reports whether the data directory holds the demo marker.

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/logbook/logbook/app/internal/demogen"
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/dshgen"
 )
@@ -148,7 +149,7 @@ func TestCreateDemo(t *testing.T) {
 	info, err := ta.Info()
 	require.NoError(t, err)
 	assert.True(t, info.Demo)
-	assert.GreaterOrEqual(t, info.Sessions, len(demoProjects)+3)
+	assert.GreaterOrEqual(t, info.Sessions, len(demogen.Projects)+3)
 	assert.FileExists(t, filepath.Join(ta.deps.DataDir, demoMarker))
 
 	ss, err := ta.Sessions()
