@@ -81,7 +81,13 @@ bindings:
 	@out=$$($(GO) tool wails generate module 2>&1) || { echo "$$out"; exit 1; }
 	@echo "frontend/wailsjs regenerated"
 
-# Fails when the committed bindings differ from what the Go API generates.
+# Fails when the committed bindings differ from what the Go API generates. The UI is
+# typed from them (frontend/src/api calls the generated wailsjs/go/app/App functions
+# and uses the wailsjs/go/models types, in the window and, through a stand-in for
+# window.go, in the browser), so once they are regenerated, a renamed or re-typed Go
+# method or field fails `npm run check` wherever the UI still uses the old one. A
+# renamed, added or removed method also fails app's TestServerServesTheGeneratedBindings
+# in plain `go test` until the bindings are regenerated.
 bindings-check: bindings
 	@git diff --exit-code --stat -- frontend/wailsjs || { echo "frontend/wailsjs is stale: run make bindings and commit it"; exit 1; }
 	@new=$$(git ls-files --others --exclude-standard -- frontend/wailsjs); \

@@ -1,16 +1,18 @@
-// The one way the UI reaches Go. In the Wails window the bound methods are called
-// through window.go.app.App (the committed bindings in frontend/wailsjs describe
-// them); in a browser (`logbook serve`) each call is POST /api/<Method> with the
-// arguments as a JSON array and the access token in a header (api/token). Live events
-// come from the Wails runtime in the window and, in the browser, from one server-sent
-// event stream (/api/events) its tabs share (api/stream).
-import type {
-  Approval, Compaction, EventMap, ImportSettings, ImportStatus, Info, SearchRequest, SearchResult, Session,
-  SessionDetail, SessionState, TimelinePage, TimelineQuery,
-} from './types';
+// The one way the UI reaches Go: the functions the Wails generator writes from the
+// bound Go methods (wailsjs/go/app/App, `make bindings`), with the generated types
+// (api/types), so a Go method or field renamed without the UI following fails
+// `npm run check`. Those functions call window.go.app.App: in the Wails window that
+// is Wails' own object; in a browser (`logbook serve`) it is one this module puts
+// there (api/bindings), which makes each call POST /api/<Method> with the arguments
+// as a JSON array and the access token in a header (api/token). Live events come from
+// the Wails runtime in the window and, in the browser, from one server-sent event
+// stream (/api/events) its tabs share (api/stream).
+import * as App from '../../wailsjs/go/app/App';
+import type { EventMap, TimelineQuery, SearchRequest, ScheduleAction, ImportSettings, SchedulerConfig, Wire } from './types';
 
 export * from './types';
 import { UNREACHABLE, linkState, setLinkState, stateOfStatus, type LinkState } from '../lib/connection';
+import { browserBindings, boundObject, installBindings, type MethodName } from './bindings';
 import { STALL_MS, stalls } from './stall';
 import { SharedStream, type Locks } from './stream';
 import { pageToken } from './token';
@@ -26,17 +28,18 @@ export class ApiError extends Error {
 }
 
 interface WailsWindow {
-  go?: { app?: { App?: Record<string, (...args: unknown[]) => Promise<unknown>> } };
   runtime?: { EventsOn(name: string, cb: (...data: unknown[]) => void): () => void };
 }
 
-function bound(): Record<string, (...args: unknown[]) => Promise<unknown>> | undefined {
-  return (window as unknown as WailsWindow).go?.app?.App;
-}
+// The browser's stand-in for Wails' window.go.app.App: every generated function
+// becomes an HTTP call (httpCall).
+const shim = browserBindings((method, args) => httpCall(method, args));
 
 /** True inside the Wails desktop window. */
 export function isDesktop(): boolean {
-  return bound() !== undefined;
+  if (typeof window === 'undefined') return false;
+  const b = boundObject(window);
+  return b !== undefined && b !== shim;
 }
 
 // The browser's access token (api/token): taken from the link at once, so it leaves
@@ -46,7 +49,7 @@ const token: Promise<string> = typeof window === 'undefined' || isDesktop() ? Pr
 
 // send is every call's request: JSON (which no HTML form can send), the token in a
 // header and no cookie.
-async function send(method: string, body: string, signal: AbortSignal): Promise<Response> {
+async function send(method: MethodName, body: string, signal: AbortSignal): Promise<Response> {
   return fetch('api/' + method, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'X-Logbook-Token': await token },
@@ -56,15 +59,27 @@ async function send(method: string, body: string, signal: AbortSignal): Promise<
   });
 }
 
-async function call<T>(method: string, ...args: unknown[]): Promise<T> {
-  const b = bound();
-  if (b) {
-    try {
-      return (await b[method](...args)) as T;
-    } catch (e) {
-      throw new ApiError(typeof e === 'string' ? e : String((e as Error)?.message ?? e));
-    }
+// run calls one generated binding. Wails rejects with the error's text (app.FormatError);
+// httpCall already throws an ApiError. The answer is plain JSON in both: Wire<T>, the
+// generated class's data without its methods.
+async function run<T>(call: () => Promise<T>): Promise<Wire<T>> {
+  if (typeof window !== 'undefined') installBindings(window, shim);
+  try {
+    return (await call()) as Wire<T>;
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw new ApiError(typeof e === 'string' ? e : String((e as Error)?.message ?? e));
   }
+}
+
+// arg passes a plain object where a generated binding takes a model class: Go reads
+// a missing field as its zero value, and the class adds no data.
+function arg<T>(v: Partial<Wire<T>>): T {
+  return v as T;
+}
+
+// httpCall is a bound method called from a browser (app/server.go serveCall).
+async function httpCall(method: MethodName, args: unknown[]): Promise<unknown> {
   let r: { status: number; ok: boolean; statusText: string; text: string };
   try {
     r = await post(method, JSON.stringify(args));
@@ -85,13 +100,13 @@ async function call<T>(method: string, ...args: unknown[]): Promise<T> {
     }
     throw new ApiError(msg || r.statusText, r.status);
   }
-  return JSON.parse(r.text) as T;
+  return JSON.parse(r.text);
 }
 
 // Methods that only read: Retry on a stalled one sends it again. A stalled change
 // (an import, a schedule action) may have happened already, so Retry gives it up
 // with words saying so, and the person checks before doing it again.
-const readOnly = new Set([
+const readOnly = new Set<MethodName>([
   'Info', 'Sessions', 'Session', 'Timeline', 'SessionState', 'Search', 'Approvals', 'Compactions', 'ImportStatus',
   'FileProblems', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig',
 ]);
@@ -101,7 +116,7 @@ const GAVE_UP =
 
 // post sends one call and reads its whole answer; the stall watch may abort and
 // resend it (Retry).
-async function post(method: string, body: string) {
+async function post(method: MethodName, body: string) {
   for (;;) {
     const ac = new AbortController();
     let retried = false;
@@ -244,28 +259,27 @@ export function onArchiveChange(cb: () => void): () => void {
   return () => offs.forEach((off) => off());
 }
 
+/** The bound Go methods, under the UI's names. */
 export const api = {
-  info: () => call<Info>('Info'),
-  sessions: () => call<Session[]>('Sessions'),
-  session: (id: string) => call<SessionDetail>('Session', id),
-  timeline: (id: string, q: TimelineQuery) => call<TimelinePage>('Timeline', id, q),
-  sessionState: (id: string, seq: number) => call<SessionState>('SessionState', id, seq),
-  search: (req: SearchRequest) => call<SearchResult>('Search', req),
-  approvals: () => call<Approval[]>('Approvals'),
-  compactions: () => call<Compaction[]>('Compactions'),
-  importStatus: () => call<ImportStatus>('ImportStatus'),
-  fileProblems: (path: string) => call<import('./types').Problem[]>('FileProblems', path),
-  startImport: () => call<void>('StartImport'),
-  createDemo: () => call<void>('CreateDemo'),
-  selfTest: (marker: string) => call<string>('SelfTest', marker),
-  call,
-  schedules: () => call<import('./types').ScheduleItem[]>('Schedules'),
-  scheduleAction: (sessionId: string, scheduleId: string, action: import('./types').ScheduleAction, snoozeMinutes = 0) =>
-    call<void>('ScheduleAction', sessionId, scheduleId, action, snoozeMinutes),
-  scheduleFires: (sessionId: string, scheduleId: string) =>
-    call<import('./types').ScheduleFire[]>('ScheduleFires', sessionId, scheduleId),
-  importSettings: () => call<ImportSettings>('ImportSettings'),
-  setImportSettings: (s: ImportSettings) => call<void>('SetImportSettings', s),
-  schedulerConfig: () => call<import('./types').SchedulerConfig>('SchedulerConfig'),
-  setSchedulerConfig: (c: import('./types').SchedulerConfig) => call<void>('SetSchedulerConfig', c),
+  info: () => run(() => App.Info()),
+  sessions: () => run(() => App.Sessions()),
+  session: (id: string) => run(() => App.Session(id)),
+  timeline: (id: string, q: TimelineQuery) => run(() => App.Timeline(id, arg(q))),
+  sessionState: (id: string, seq: number) => run(() => App.SessionState(id, seq)),
+  search: (req: SearchRequest) => run(() => App.Search(arg(req))),
+  approvals: () => run(() => App.Approvals()),
+  compactions: () => run(() => App.Compactions()),
+  importStatus: () => run(() => App.ImportStatus()),
+  fileProblems: (path: string) => run(() => App.FileProblems(path)),
+  startImport: () => run(() => App.StartImport()),
+  createDemo: () => run(() => App.CreateDemo()),
+  selfTest: (marker: string) => run(() => App.SelfTest(marker)),
+  schedules: () => run(() => App.Schedules()),
+  scheduleAction: (sessionId: string, scheduleId: string, action: ScheduleAction, snoozeMinutes = 0) =>
+    run(() => App.ScheduleAction(sessionId, scheduleId, action, snoozeMinutes)),
+  scheduleFires: (sessionId: string, scheduleId: string) => run(() => App.ScheduleFires(sessionId, scheduleId)),
+  importSettings: () => run(() => App.ImportSettings()),
+  setImportSettings: (s: ImportSettings) => run(() => App.SetImportSettings(arg(s))),
+  schedulerConfig: () => run(() => App.SchedulerConfig()),
+  setSchedulerConfig: (c: SchedulerConfig) => run(() => App.SetSchedulerConfig(arg(c))),
 };

@@ -1,172 +1,95 @@
-// Types of the Go API (package app and the archive/index DTOs it returns). They
-// mirror the Go structs' JSON tags; times are RFC 3339 strings.
+// Types of the Go API. The data types come from the generated bindings
+// (wailsjs/go/models.ts, written by `make bindings` from the Go structs): a Go field
+// renamed or re-typed changes them, and `npm run check` then fails wherever the UI
+// still uses the old shape. What is written by hand here has no Go type to come from:
+// the payloads of live events (which bound methods do not return), and the closed sets
+// of values that Go keeps as plain strings (health, verdicts, schedule actions).
+import type { app, archive, dsh, index } from '../../wailsjs/go/models';
 
-export interface Tokens { input: number; output: number; reasoning: number; cache_read: number }
+// The generated models are classes (createFrom, convertValues), but the answers are
+// plain JSON objects: Wire<T> is T's data without the methods. Go's time.Time is `any`
+// there ("Go type: time"); on the wire it is RFC 3339 text. A Go pointer field is
+// optional in the generated class, and null on the wire when the field has no
+// omitempty.
+type IsAny<T> = 0 extends 1 & T ? true : false;
+type Method = (...args: never[]) => unknown;
+type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
+type Fields<T> = { [K in keyof T as T[K] extends Method ? never : K]: T[K] };
+type WireObject<T> = { [K in Exclude<keyof T, OptionalKeys<T>>]: Wire<T[K]> } & {
+  [K in OptionalKeys<T>]?: Wire<Exclude<T[K], undefined>> | null;
+};
+export type Wire<T> =
+  IsAny<T> extends true ? string
+  : T extends readonly (infer E)[] ? Wire<E>[]
+  : T extends object ? Flat<WireObject<Fields<T>>>
+  : T;
+type Flat<T> = { [K in keyof T]: T[K] };
 
-export type Health = 'ok' | 'recovered' | 'corrupt' | 'gone' | 'damaged';
-
-export interface Session {
-  id: string; agent: string; title: string; title_source?: string;
-  cwd?: string; project: string; parent_session?: string; seed_length: number | null;
-  origin?: string; delegation_depth: number; agent_preset?: string;
-  created_at: string; updated_at: string; models: string[];
-  records: number; events: number; last_seq: number; turns: number; messages: number; tool_calls: number;
-  tokens: Tokens; health: Health; approval_policy?: string; sandbox_mode?: string; path?: string;
-}
-
-export interface Problem { kind: string; line: number; offset: number; seq?: number; message: string }
-
-export interface SessionRef {
-  id: string; title: string; origin?: string; delegation_depth: number; created_at: string; health: Health;
-}
-export interface Relations { parent_id?: string; parent: SessionRef | null; children: SessionRef[] }
-
-export type Verdict = 'ok' | 'recovered' | 'corrupt' | 'unsupported' | 'failed';
-
-export interface FileStatus {
-  path: string; session_id: string; verdict: Verdict; error_kind?: string; error_line?: number;
-  error_offset?: number; error_message?: string; warnings: number; records: number; events: number;
-  size: number; compressed: boolean; gone: boolean; duplicate: boolean; first_seen: string; last_import: string;
-}
-
-export interface SessionDetail { session: Session; relations: Relations; files: FileStatus[]; problems: Problem[] }
-
-export interface Message {
-  session_id: string; seq: number; time: string; turn: number | null; step: number | null;
-  role: 'user' | 'assistant' | 'tool'; kind: 'human' | 'injected' | 'assistant' | 'tool_result';
-  source_kind?: string; plugin?: string; text: string; reasoning?: string; model?: string;
-  surface: 'current' | 'shadowed'; shadowed_by?: number; interrupted?: boolean;
-}
-
-export interface ToolCall {
-  session_id: string; call_id: string; name: string; arguments: string; turn: number | null; step: number | null;
-  call_seq: number; call_time: string; result_seq: number | null; result_time: string | null;
-  output: string | null; is_error: boolean; error_name?: string; error_code?: string;
-}
-
-export interface Approval {
-  session_id: string; id: string; toolName: string; callId?: string; reason?: string; turn: number | null;
-  asked_seq: number | null; asked_at: string | null; decided_seq: number | null; decided_at: string | null;
-  outcome: string | null; policy?: string; sandbox_mode?: string; permission_preset?: string;
-}
-
-export interface Compaction {
-  session_id: string; compactionId: string; kind: 'compaction' | 'prune'; turn: number | null;
-  status: 'open' | 'ok' | 'failed'; started_at: string | null; ended_at: string | null;
-  start_seq: number | null; summary_seq: number | null; replace_seq: number | null; end_seq: number | null;
-  summary?: string; shadowed_start: number | null; shadowed_end: number | null; shadowedSeqs: number[];
-  shadowed_tokens: number | null; provider?: string; model?: string; error: string | null;
-}
-
-export interface TodoItem { content: string; status: string }
-export interface MarkerField { name: string; value: string }
-export interface Marker { label: string; detail?: string; todos?: TodoItem[]; status?: string; fields?: MarkerField[] }
-
-/** The latest event of one state type at or before the asked seq. */
-export interface StateEntry { type: string; seq: number; time: number; marker: Marker }
-
-/** A schedule as dsh's fold has it (archive/dsh.Schedule). */
-export interface FoldedSchedule {
-  id: string; kind: 'at' | 'after' | 'every'; prompt: string; afterSeconds?: number; everySeconds?: number;
-  scheduledAt: string; createdSeq: number; createdAt: number; status: 'active' | 'deleted' | 'completed';
-  endedSeq?: number; endedAt?: number; endReason?: string; dispatchCount: number;
-}
-
+// What the bound methods return (app.App in Go; wailsjs/go/app/App.d.ts).
+export type Info = Wire<app.Info>;
+export type Session = Wire<archive.Session>;
+export type Tokens = Wire<archive.Tokens>;
+export type SessionDetail = Wire<app.SessionDetail>;
+export type SessionRef = Wire<archive.SessionRef>;
+export type Relations = Wire<archive.Relations>;
+export type FileStatus = Wire<archive.FileStatus>;
+export type Problem = Wire<dsh.Problem>;
+export type TimelinePage = Wire<archive.TimelinePage>;
+export type TimelineItem = Wire<archive.TimelineItem>;
+export type Message = Wire<archive.Message>;
+export type ToolCall = Wire<archive.ToolCall>;
+export type Approval = Wire<archive.Approval>;
+export type Compaction = Wire<archive.Compaction>;
+export type Marker = Wire<archive.Marker>;
+export type MarkerField = Wire<archive.MarkerField>;
+export type TodoItem = Wire<archive.TodoItem>;
 /** A session's working state just after one event (api.sessionState). */
-export interface SessionState { session_id: string; seq: number; entries: StateEntry[]; schedules: FoldedSchedule[] }
-
-export type ItemKind = 'message' | 'tool' | 'approval' | 'compaction' | 'turn' | 'marker';
-
-export interface TimelineItem {
-  seq: number; type: string; kind: ItemKind; time: string; turn: number | null; step: number | null;
-  surface: 'current' | 'shadowed' | 'log-only'; shadowed_by?: number;
-  inherited?: boolean; // part of a fork's seed, inherited from the parent session
-  message?: Message; tool?: ToolCall; approval?: Approval; compaction?: Compaction; marker?: Marker;
-}
-
-export interface TimelineQuery { after?: number | null; before?: number | null; around?: number | null; limit?: number }
-
-export interface TimelinePage {
-  session_id: string; items: TimelineItem[]; has_before: boolean; has_after: boolean; total: number;
-}
-
-/** exhaustive ranks and counts every match, however many (slower; see SearchResult.ranked_among). */
-export interface SearchRequest { query: string; sort?: 'relevance' | 'recent'; limit?: number; cursor?: string; exhaustive?: boolean }
-
-export interface Hit {
-  id: string; session_id: string; seq: number; kind: string; role: string; tool: string; project: string;
-  surface: string; time: string; is_error: boolean; score: number; fragments: string[];
-}
-export interface FacetCount { term: string; count: number }
-export interface Facets { kind: FacetCount[]; tool: FacetCount[]; project: FacetCount[]; month: FacetCount[] }
+export type SessionState = Wire<archive.SessionState>;
+/** The latest event of one state type at or before the asked seq. */
+export type StateEntry = Wire<archive.StateEntry>;
+/** A schedule as dsh's fold has it (archive/dsh.Schedule). */
+export type FoldedSchedule = Wire<dsh.Schedule>;
 /**
  * One page of a search. total and facets come with the first page only; total_exact is false when
  * they are estimates (a phrase over many matches). ranked_among, when set, is how many of the newest
  * matches the first page was ranked among (later pages go on to older ones); exhaustive ranks all.
+ * notice says how the search differs from what was typed.
  */
-export interface SearchResult {
-  total: number; total_exact: boolean; hits: Hit[]; facets: Facets; ranked_among?: number; next_cursor: string; took_ms: number;
-  /** How the search differs from what was typed (text with no searchable words left out, fewer typos). */ notice?: string;
-}
-
-export interface Info {
-  version: string; mode: 'desktop' | 'web'; data_dir: string; roots: string[]; sessions: number;
-  demo: boolean; importing: boolean; self_test: boolean;
-}
-
-export interface Summary {
-  files: number; ok: number; recovered: number; corrupt: number; unsupported: number; failed: number;
-  changed: number; unchanged: number; events: number; bytes: number;
-}
-
-export interface ImportRun {
-  started_at: string; finished_at: string | null; roots: string[]; summary: Summary | null;
-  gone: string[]; error?: string;
-}
-
+export type SearchResult = Wire<index.Result>;
+export type Hit = Wire<index.Hit>;
+export type Facets = Wire<index.Facets>;
+export type FacetCount = Wire<index.FacetCount>;
+export type ImportStatus = Wire<app.ImportStatus>;
+export type ImportRun = Wire<app.ImportRun>;
+export type Summary = Wire<archive.Summary>;
 /** Import settings (DATA/import.json). */
-export interface ImportSettings { lenient_headers: boolean }
+export type ImportSettings = Wire<app.ImportSettings>;
+export type ScheduleItem = Wire<archive.ScheduleItem>;
+export type ScheduleFire = Wire<archive.ScheduleFire>;
+export type SchedulerConfig = Wire<app.SchedulerConfig>;
 
-export interface ImportStatus { roots: string[]; running: boolean; last: ImportRun | null; files: FileStatus[] }
+// What they take: Go reads a missing field as its zero value.
+export type TimelineQuery = Partial<Wire<archive.TimelineQuery>>;
+/** exhaustive ranks and counts every match, however many (slower; see SearchResult.ranked_among). */
+export type SearchRequest = Partial<Wire<app.SearchRequest>>;
 
-// Payloads of the live events (api.on).
+// Closed sets of values that Go keeps as strings (the UI's filters and actions).
+export type Health = 'ok' | 'recovered' | 'corrupt' | 'gone' | 'damaged';
+export type Verdict = 'ok' | 'recovered' | 'corrupt' | 'unsupported' | 'failed';
+export type ScheduleAction = 'pause' | 'resume' | 'snooze' | 'fire' | 'skip' | 'dismiss';
+
+// Payloads of the live events (api.on): app/events.go and app/schedules.go publish
+// them; no bound method returns them, so the bindings do not describe them.
 export interface ImportProgress {
   file: string; file_index: number; files: number; done_bytes: number; total_bytes: number; phase: 'import' | 'index';
 }
+
+/** Payload of the schedule:fired event. */
+export interface ScheduleFired extends ScheduleFire { kind: string; prompt: string; cwd?: string }
 
 export interface EventMap {
   'import:progress': ImportProgress;
   'import:done': ImportRun;
   'archive:changed': { sessions: string[] };
   'schedule:fired': unknown;
-}
-
-// Scheduled prompts (app/schedules.go, archive/schedule_ops.go). state and next_fire
-// are what the session's own fold says; the logbook_* members are what Logbook does.
-export type LogbookScheduleState = 'scheduled' | 'overdue' | 'paused' | 'dismissed' | 'fired' | 'completed' | 'deleted';
-
-export interface ScheduleFire {
-  id: number; session_id: string; schedule_id: string; fired_at: string; target_at: string;
-  trigger: 'scheduled' | 'catch-up' | 'manual'; action: string; outcome: 'ok' | 'failed' | 'skipped' | 'asked';
-  error?: string; attempts: number; settles: boolean;
-}
-
-export interface ScheduleItem {
-  session_id: string; id: string; kind: 'at' | 'after' | 'every'; prompt: string;
-  after_seconds?: number; every_seconds?: number; status: 'active' | 'deleted' | 'completed';
-  state: 'scheduled' | 'overdue' | 'deleted' | 'completed'; scheduled_at: string; next_fire: string | null;
-  created_seq: number; created_at: string; dispatch_count: number; last_accepted_at?: string;
-  cwd?: string; override?: 'paused' | 'dismissed'; snoozed_until?: string;
-  logbook_state: LogbookScheduleState; logbook_next_fire: string | null; fire_count: number; last_fire?: ScheduleFire;
-}
-
-/** Payload of the schedule:fired event. */
-export interface ScheduleFired extends ScheduleFire { kind: string; prompt: string; cwd?: string }
-
-export type ScheduleAction = 'pause' | 'resume' | 'snooze' | 'fire' | 'skip' | 'dismiss';
-
-export interface SchedulerConfig {
-  action: 'notify' | 'command' | 'webhook'; command: string[] | null; webhook_url: string;
-  timeout_seconds: number; retries: number; backoff_seconds: number; catch_up: 'fire' | 'ask' | 'skip';
-  max_catch_up_hours: number;
 }

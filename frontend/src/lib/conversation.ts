@@ -140,7 +140,7 @@ export function indexCompactions(items: TimelineItem[]): CompactionIndex {
     idx.byKey.set(it.seq, it);
     for (const k of compactionSeqs(c)) idx.byKey.set(k, it);
     for (const s of c.shadowedSeqs ?? []) idx.byShadowed.set(s, it);
-    if (c.shadowed_start !== null && c.shadowed_end !== null) {
+    if (c.shadowed_start != null && c.shadowed_end != null) {
       idx.ranges.push({ start: Math.min(c.shadowed_start, c.shadowed_end), end: Math.max(c.shadowed_start, c.shadowed_end), item: it });
     }
   }
@@ -257,10 +257,10 @@ export function buildRows(items: TimelineItem[], revealed: ReadonlySet<number>, 
     let stepStart = false;
     if (it.kind !== 'turn') {
       if (it.step !== null && it.step !== undefined && (it.turn !== lastTurn || it.step !== lastStep)) stepStart = true;
-      lastTurn = it.turn;
-      lastStep = it.step;
+      lastTurn = it.turn ?? null;
+      lastStep = it.step ?? null;
     } else {
-      lastTurn = it.turn;
+      lastTurn = it.turn ?? null;
       lastStep = null;
     }
     rows.push({ type: 'item', key: 'i:' + it.seq, item: it, index: i, shadowed: sh, stepStart, inherited, forkPoint });
@@ -313,7 +313,7 @@ export interface TurnSpan {
 export function turnSpans(items: TimelineItem[]): Map<number, TurnSpan> {
   const m = new Map<number, TurnSpan>();
   for (const it of items) {
-    if (it.kind !== 'turn' || it.turn === null) continue;
+    if (it.kind !== 'turn' || it.turn == null) continue;
     let t = m.get(it.turn);
     if (!t) m.set(it.turn, (t = { turn: it.turn }));
     if (isTurnStart(it)) t.start = it;
@@ -348,12 +348,12 @@ export function tailState(items: TimelineItem[]): Tail {
     }
   }
   const last = lastTurnIdx >= 0 ? items[lastTurnIdx] : null;
-  if (last && isTurnStart(last)) t.openTurn = last.turn;
+  if (last && isTurnStart(last)) t.openTurn = last.turn ?? null;
   if (last && !isTurnStart(last)) {
     const st = (last.marker?.status || '').toLowerCase();
     if (st && !['completed', 'complete', 'ok', 'done', 'success', 'end_turn', 'stop'].includes(st)) {
       t.endStatus = last.marker?.status ?? st;
-      t.endTurn = last.turn;
+      t.endTurn = last.turn ?? null;
     }
   }
   const from = t.openTurn !== null ? lastTurnIdx : lastTurnIdx + 1;
@@ -644,7 +644,7 @@ export function cleanMarker(m: Marker): Marker {
   return {
     ...m,
     label: stripAnsi(m.label),
-    ...(m.detail !== undefined ? { detail: stripAnsi(m.detail) } : {}),
+    ...(m.detail != null ? { detail: stripAnsi(m.detail) } : {}),
     ...(m.todos ? { todos: m.todos.map((t) => ({ ...t, content: stripAnsi(t.content) })) } : {}),
     ...(m.fields ? { fields: m.fields.map((f) => ({ ...f, value: stripAnsi(f.value) })) } : {}),
   };

@@ -220,9 +220,9 @@ export function relationHint(s: Session, byId?: ReadonlyMap<string, Session>): R
   const parentTitle = parent ? sessionTitle(parent) : s.parent_session ? shortSessionId(s.parent_session) : undefined;
   if (sub) {
     const depth = Math.max(1, s.delegation_depth || 1);
-    return { kind: 'subagent', label: `subagent · depth ${depth}`, parentId: s.parent_session, parentTitle };
+    return { kind: 'subagent', label: `subagent · depth ${depth}`, parentId: s.parent_session ?? undefined, parentTitle };
   }
-  return { kind: 'fork', label: 'fork', parentId: s.parent_session, parentTitle };
+  return { kind: 'fork', label: 'fork', parentId: s.parent_session ?? undefined, parentTitle };
 }
 
 /** Counts each session's direct children (forks and subagents) by parent id. */

@@ -4,7 +4,7 @@ import type { FoldedSchedule, SessionState } from '../api/types';
 
 const sched = (over: Partial<FoldedSchedule>): FoldedSchedule => ({
   id: 's', kind: 'at', prompt: 'p', scheduledAt: '2026-08-16T10:00:00Z', createdSeq: 1, createdAt: 0,
-  status: 'active', dispatchCount: 0, ...over,
+  status: 'active', dispatchCount: 0, lastAcceptedAt: '0001-01-01T00:00:00Z', lastOccurrenceAt: '0001-01-01T00:00:00Z', ...over,
 });
 
 describe('stateView', () => {

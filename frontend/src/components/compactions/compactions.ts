@@ -31,7 +31,7 @@ export function cleanSummary(s: string | undefined | null): string {
 /** How many events a compaction or prune took out of the model's view. */
 export function shadowedEvents(c: Compaction): number {
   if (c.shadowedSeqs?.length) return c.shadowedSeqs.length;
-  if (c.shadowed_start !== null && c.shadowed_end !== null && c.shadowed_end >= c.shadowed_start) {
+  if (c.shadowed_start != null && c.shadowed_end != null && c.shadowed_end >= c.shadowed_start) {
     return c.shadowed_end - c.shadowed_start + 1;
   }
   return 0;

@@ -64,7 +64,7 @@ const KINDS: Record<string, string> = {
 };
 
 /** A problem kind slug in words ("bad-json" → "a line is not valid JSON"). */
-export function kindText(kind: string | undefined): string {
+export function kindText(kind: string | null | undefined): string {
   if (!kind) return 'problem';
   return KINDS[kind] ?? kind.replace(/-/g, ' ');
 }
