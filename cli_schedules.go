@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -30,16 +29,6 @@ var scheduleVerbs = map[string]string{
 	"snooze":  "hold it back for DURATION (e.g. 30m, 2h)",
 	"fire":    "run the configured action now and wait for it",
 	"skip":    "pass over its current time without running anything",
-}
-
-// schedulerConfigPath is where the scheduler's configuration lives: a file in the
-// data directory, not the archive, because it says which programs may run.
-func (e *env) schedulerConfigPath() string { return filepath.Join(e.dataDir, "scheduler.json") }
-
-// newScheduler returns the scheduler for this data directory's archive, configured
-// from scheduler.json; the app's wiring (serve, window) passes it in app.Deps.
-func (e *env) newScheduler(s *archive.Store) *app.Scheduler {
-	return app.NewScheduler(s, app.SchedulerOptions{Logger: e.logger, ConfigPath: e.schedulerConfigPath()})
 }
 
 // cmdScheduleAction runs `logbook schedules VERB SESSION SCHEDULE [DURATION]`.
@@ -69,7 +58,7 @@ func cmdScheduleAction(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	sch := e.newScheduler(s)
+	sch := e.newScheduler(s, nil, nil)
 	sessionID, scheduleID := pos[0], pos[1]
 	var fire *archive.ScheduleFire
 	switch verb {
@@ -224,13 +213,13 @@ func cmdScheduler(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.Close()
 	out := &lockedWriter{w: e.human()}
-	sch := app.NewScheduler(s, app.SchedulerOptions{Logger: e.logger, Config: cfg, Notify: func(f app.Fire) {
+	sch := e.newScheduler(s, &cfg, func(f app.Fire) {
 		if *asJSON {
 			_ = writeJSON(out, f)
 			return
 		}
 		printFire(out, f.ScheduleFire, f.Prompt)
-	}})
+	})
 	if err := sch.Start(ctx); err != nil {
 		return err
 	}

@@ -6,86 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/logbook/logbook/app"
-	"github.com/logbook/logbook/archive"
-	"github.com/logbook/logbook/index"
 )
-
-// uiOptions are the flags the browser UI (serve) and the window share.
-type uiOptions struct {
-	noImport    bool // skip the start-up import of the session roots
-	demoIfEmpty bool // fill an empty archive with the labelled demo
-}
-
-func (o *uiOptions) register(fs *flag.FlagSet) {
-	fs.BoolVar(&o.noImport, "no-import", false, "do not import the session roots on start")
-	fs.BoolVar(&o.demoIfEmpty, "demo-if-empty", false, "fill an empty archive with a clearly labelled demo archive")
-}
-
-// selfTestEnv reports whether APP_SELFTEST asks for the start-up self-test: the UI
-// calls SelfTest once it has loaded, and the process reports it and exits.
-func selfTestEnv() bool { return os.Getenv("APP_SELFTEST") == "1" }
-
-// uiStores are the archive and the index a UI works on.
-type uiStores struct {
-	archive *archive.Store
-	index   *index.Index
-}
-
-func (u *uiStores) Close() {
-	if u.index != nil {
-		u.index.Close()
-	}
-	if u.archive != nil {
-		u.archive.Close()
-	}
-}
-
-// openUIStores opens the archive and the index. With syncNow the index is brought
-// level with the archive before returning; otherwise the start-up import does it
-// (its last phase), so a window appears at once even when the index is rebuilt.
-// who is what the process records of itself in the index (holderServe,
-// holderWindow). In a read-only data directory there is no start-up import, so
-// the index is made ready now (openIndex).
-func (e *env) openUIStores(ctx context.Context, syncNow bool, who string) (*uiStores, error) {
-	s, err := e.openArchive(ctx)
-	if err != nil {
-		return nil, err
-	}
-	u := &uiStores{archive: s}
-	if syncNow || e.readOnly {
-		u.index, err = e.openIndex(ctx, s, who, false)
-	} else {
-		u.index, err = e.openIndexOnly(who, false)
-	}
-	if err != nil {
-		u.Close()
-		return nil, err
-	}
-	return u, nil
-}
-
-// appDeps are the dependencies every UI of this process hands to app.New.
-func (e *env) appDeps(u *uiStores, hub *app.Hub, o uiOptions) app.Deps {
-	if e.readOnly {
-		// Nothing can be imported or recorded: no start-up import, no demo, and no
-		// scheduler (a fire it could not record would fire again and again).
-		fmt.Fprintln(e.stderr, "logbook: read-only data directory: showing the archive as it is (no import, no scheduled prompts)")
-		return app.Deps{Archive: u.archive, Index: u.index, Logger: e.logger, Version: version, DataDir: e.dataDir,
-			Roots: archive.DefaultRoots(), SelfTest: selfTestEnv(), Events: hub}
-	}
-	sched := app.NewScheduler(u.archive, app.SchedulerOptions{Logger: e.logger,
-		ConfigPath: filepath.Join(e.dataDir, "scheduler.json")})
-	return app.Deps{Archive: u.archive, Index: u.index, Logger: e.logger, Version: version, DataDir: e.dataDir,
-		Roots: archive.DefaultRoots(), SelfTest: selfTestEnv(), Events: hub, Scheduler: sched,
-		ImportOnStart: !o.noImport, DemoIfEmpty: o.demoIfEmpty}
-}
 
 // cmdServe serves the UI to a browser: the same bundle and methods as the window.
 func cmdServe(ctx context.Context, e *env, args []string) error {
@@ -128,7 +54,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	defer ln.Close()
-	u, err := e.openUIStores(ctx, true, holderServe)
+	u, err := e.openUI(ctx, o, true, holderServe)
 	if err != nil {
 		return err
 	}
@@ -136,17 +62,14 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	hub := app.NewHub()
-	hub.Logger = e.logger
-	d := e.appDeps(u, hub, o)
-	if d.SelfTest {
-		d.OnSelfTest = func(marker string) {
+	if u.deps.SelfTest {
+		u.deps.OnSelfTest = func(marker string) {
 			fmt.Fprintf(e.stdout, "SELFTEST OK %s mode=web\n", marker)
 			time.AfterFunc(300*time.Millisecond, stop)
 		}
 	}
-	a := app.New(d)
-	srv := app.NewServer(a, hub, app.ServerOptions{Addr: ln.Addr().String(), AllowRemote: *allowRemote, Logger: e.logger})
+	a := app.New(u.deps)
+	srv := app.NewServer(a, u.hub, app.ServerOptions{Addr: ln.Addr().String(), AllowRemote: *allowRemote, Logger: e.logger})
 	a.Startup(ctx)
 	defer a.Shutdown(context.Background())
 	if *allowRemote && !isLoopback(host) {

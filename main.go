@@ -11,11 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"runtime"
 	"strings"
-
-	"github.com/logbook/logbook/archive"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -31,57 +27,10 @@ func main() {
 	os.Exit(code)
 }
 
-// env is what every command gets: where to write and how to open the archive.
-type env struct {
-	stdout, stderr io.Writer
-	dataDir        string
-	logger         *slog.Logger
-	readOnly       bool // the data directory cannot be written: open everything read-only
-}
-
-// openArchive opens (creating if needed) the archive in the data directory. In a
-// data directory this process cannot write (a read-only mount, a folder without
-// write permission, a backup being browsed) it opens the archive read-only, says so
-// once on stderr, and every reading command works as usual.
-func (e *env) openArchive(ctx context.Context) (*archive.Store, error) {
-	path := filepath.Join(e.dataDir, "logbook.db")
-	if e.readOnly {
-		s := archive.New(path)
-		s.Logger = e.logger
-		if err := s.OpenReadOnly(ctx); err != nil {
-			_ = s.Close()
-			return nil, err
-		}
-		fmt.Fprintf(e.stderr, "logbook: %s cannot be written; the archive is open read-only\n", e.dataDir)
-		return s, nil
-	}
-	if err := os.MkdirAll(e.dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	s := archive.New(path)
-	s.Logger = e.logger
-	if err := s.Open(ctx); err != nil {
-		_ = s.Close()
-		return nil, err
-	}
-	return s, nil
-}
-
-// needWritable is the error of a command that must write the archive when the data
-// directory is read-only.
-func (e *env) needWritable(what string) error {
-	if !e.readOnly {
-		return nil
-	}
-	return fmt.Errorf("%s needs to write the archive, but the data directory %s cannot be written (a read-only mount, or no write permission); reading commands (sessions, show, search, export, serve) still work, or choose another directory with --data", what, e.dataDir)
-}
-
 // run parses the global flags and dispatches; it returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr,
-		logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	// Packages that log through the default logger (the index) get the CLI's: warnings
-	// only, on stderr, so --json output and scripts stay clean.
+	e := newEnv(stdout, stderr)
+	// Packages that log through the default logger (the index) get the CLI's.
 	slog.SetDefault(e.logger)
 	var data string
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
@@ -107,13 +56,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	dir, err := dataDir(data)
-	if err != nil {
+	if err := e.setDataDir(data); err != nil {
 		fmt.Fprintln(stderr, "logbook:", err)
 		return 1
 	}
-	e.dataDir = dir
-	e.readOnly = !archive.Writable(filepath.Join(dir, "logbook.db"))
 	if len(args) == 0 {
 		if !hasWindow() {
 			usage(stderr)
@@ -149,31 +95,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// dataDir resolves the archive directory: --data, then $LOGBOOK_DATA, then the OS
-// user data directory ($XDG_DATA_HOME or ~/.local/share on Linux).
-func dataDir(flag string) (string, error) {
-	if flag != "" {
-		return filepath.Abs(flag)
-	}
-	if d := strings.TrimSpace(os.Getenv("LOGBOOK_DATA")); d != "" {
-		return filepath.Abs(d)
-	}
-	switch runtime.GOOS {
-	case "windows", "darwin":
-		base, err := os.UserConfigDir()
-		if err != nil {
-			return "", fmt.Errorf("no data directory: %w (use --data)", err)
-		}
-		return filepath.Join(base, "Logbook"), nil
-	}
-	if x := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(x) {
-		return filepath.Join(x, "logbook"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no home directory: %w (use --data)", err)
-	}
-	return filepath.Join(home, ".local", "share", "logbook"), nil
 }
