@@ -1,11 +1,10 @@
 // Command logbook is a local-first archive for AI coding-agent sessions. main.go is
-// the composition root: it resolves the data directory, opens the archive and hands
-// control to the chosen command.
+// the composition root: the table of commands, the global flags, and the env
+// (wire.go) every command opens the archive, index, scheduler and app through.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,7 +26,46 @@ func main() {
 	os.Exit(code)
 }
 
-// run parses the global flags and dispatches; it returns the process exit code.
+// root is the command line: its commands, in the order `logbook help` lists them.
+// Each lives in its own file, cmd_NAME.go; a group of commands nests its own
+// table in sub (see command).
+var root = command{
+	name:    "logbook",
+	args:    "[--data DIR] COMMAND [ARGS]",
+	summary: "a local-first archive for AI coding-agent sessions",
+	doc:     "The archive lives in --data DIR, $LOGBOOK_DATA, or ~/.local/share/logbook.",
+	sub: []command{
+		{name: "import", args: "[--json] [--strict] [--lenient-headers] [--replace-damaged] [PATH...]",
+			summary: "import session logs (default: the dsh session roots); exit 1 when a file is not archived whole", run: cmdImport},
+		{name: "check", args: "[--json] [--strict] [--lenient-headers] PATH...",
+			summary: "give each file's verdict without importing", run: cmdCheck},
+		{name: "sessions", args: "[--json] [--project CWD] [--limit N]",
+			summary: "list archived sessions, newest first", run: cmdSessions},
+		{name: "show", args: "SESSION [--json]",
+			summary: "print a readable transcript of a session", run: cmdShow},
+		{name: "search", args: "[--json] [--limit N] [--cursor C] [--sort relevance|recent] [--exhaustive] [--] QUERY",
+			summary: "full-text search over every session", run: cmdSearch},
+		{name: "export", args: "SESSION --format jsonl [-o FILE [--force]] [--kept upstream|original|tail]",
+			summary: "export a session (jsonl: byte-identical logical JSONL), or the bytes kept aside for it", run: cmdExport},
+		{name: "approvals", args: "[--json] [--session ID]",
+			summary: "list approval requests and their outcomes", run: cmdApprovals},
+		{name: "compactions", args: "[--json] [--session ID]",
+			summary: "list compactions and what they shadowed", run: cmdCompactions},
+		{name: "schedules", args: "[--json] [--session ID] [--now RFC3339] | schedules VERB SESSION SCHEDULE",
+			summary: "list scheduled prompts and their state; VERB: pause, resume, snooze (+DURATION), fire, skip, dismiss", run: cmdSchedules},
+		{name: "scheduler", args: "[--policy fire|ask|skip] [--webhook URL | -- COMMAND ARG...]",
+			summary: "fire scheduled prompts in the foreground until interrupted", run: cmdScheduler},
+		{name: "reindex",
+			summary: "rebuild the search index from the archive", run: cmdReindex},
+		{name: "serve", args: "[--addr 127.0.0.1:8765] [--no-import] [--demo-if-empty] [--allow-remote]",
+			summary: "serve the UI to a browser (prints the link with its access token)", run: cmdServe},
+		{name: "window", args: "[--no-import] [--demo-if-empty]",
+			summary: "open the desktop window (logbook-desktop; the default command when it is installed)", run: cmdWindow},
+	},
+}
+
+// run parses the global flags, resolves the data directory and dispatches the
+// command; it returns the process exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := newEnv(stdout, stderr)
 	// Packages that log through the default logger (the index) get the CLI's.
@@ -48,11 +86,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "logbook", version)
 			return 0
 		case a == "-h" || a == "--help" || a == "-help":
-			usage(stdout)
+			printGroupUsage(stdout, root.name, root)
 			return 0
 		default:
 			fmt.Fprintf(stderr, "logbook: unknown global flag %s\n", a)
-			usage(stderr)
+			printGroupUsage(stderr, root.name, root)
 			return 2
 		}
 	}
@@ -62,37 +100,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) == 0 {
 		if !hasWindow() {
-			usage(stderr)
+			printGroupUsage(stderr, root.name, root)
 			fmt.Fprintln(stderr, "\n"+noWindowHint)
 			return 2
 		}
 		args = []string{"window"} // the desktop app: `logbook` alone opens the window
 	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "logbook: unknown command %q\n", args[0])
-		usage(stderr)
-		return 2
-	}
-	if err := cmd.run(ctx, e, args[1:]); err != nil {
-		var he helpError
-		if errors.As(err, &he) {
-			fmt.Fprintf(stdout, "usage: logbook %s\n\n%s\n", cmd.usage, cmd.summary)
-			he.fs.SetOutput(stdout)
-			he.fs.PrintDefaults()
-			return 0
-		}
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "logbook %s: %s\nusage: logbook %s\n", args[0], termSafe(err.Error()), cmd.usage)
-			return 2
-		}
-		var ee exitError
-		if errors.As(err, &ee) {
-			return int(ee)
-		}
-		fmt.Fprintf(stderr, "logbook %s: %s\n", termSafe(args[0]), termSafe(err.Error()))
-		return 1
-	}
-	return 0
+	return dispatch(ctx, e, root.name, root, args)
 }

@@ -58,3 +58,9 @@ func (e *env) indexProgress(quiet bool) func(done, total int) {
 		}
 	}
 }
+
+// isTerminal reports whether f is a character device (a terminal), for progress bars.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -109,3 +109,15 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 // human is where a command prints text for a person: standard output, with every
 // control sequence from session content made harmless.
 func (e *env) human() io.Writer { return &safeWriter{w: e.stdout} }
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func indent(s, pre string) string { return pre + strings.ReplaceAll(s, "\n", "\n"+pre) }

@@ -79,13 +79,6 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	return app.ListenAndServe(ctx, ln, srv)
 }
 
-// flagSet reports whether the command line named the flag.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
 // isLoopback reports whether a listen host only accepts connections from this
 // machine ("" and 0.0.0.0 listen on every interface).
 func isLoopback(host string) bool {
@@ -94,19 +87,4 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// cmdWindow opens the desktop window (a desktop build; see desktop.go).
-func cmdWindow(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("window", flag.ContinueOnError)
-	var o uiOptions
-	o.register(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", pos[0])}
-	}
-	return runWindow(ctx, e, o)
 }
