@@ -15,10 +15,12 @@ import (
 // usage text, `logbook help [COMMAND...]` and each command's -h are all made from
 // it, so a command is added in one place. A command with sub-commands (a group,
 // such as a future `logbook sync push|pull`) dispatches its first argument through
-// the same code as the top level.
+// the same code as the top level. A command that runs can take sub-commands too
+// (a future `logbook export bundle …` beside `logbook export SESSION`): a first
+// argument that names one goes to it, anything else to the command itself.
 
-// command is one command of the CLI: a leaf that runs, or a group whose first
-// argument names one of its sub-commands.
+// command is one command of the CLI: a leaf that runs, a group whose first
+// argument names one of its sub-commands, or both.
 type command struct {
 	name    string
 	args    string // what follows the name on a usage line: "[--json] SESSION"; a group's defaults to "COMMAND [ARGS]"
@@ -29,12 +31,12 @@ type command struct {
 	// without running it. Its error decides the exit status (see dispatch):
 	// usageError 2, exitError its own, helpError 0 and any other 1.
 	run func(ctx context.Context, e *env, args []string) error
-	sub []command // a group's commands, in the order help lists them
+	sub []command // its sub-commands, in the order help lists them
 }
 
 // argsLine is what follows the command's name on its usage line.
 func (c command) argsLine() string {
-	if c.args == "" && c.sub != nil {
+	if c.args == "" && c.sub != nil && c.run == nil {
 		return "COMMAND [ARGS]"
 	}
 	return c.args
@@ -85,14 +87,21 @@ func dispatch(ctx context.Context, e *env, path string, g command, args []string
 		printGroupUsage(e.stderr, path, g)
 		return 2
 	}
-	if c.sub != nil {
-		return dispatch(ctx, e, path+" "+c.name, c, args[1:])
+	rest := args[1:]
+	if c.sub != nil && (c.run == nil || len(rest) > 0 && hasSub(c, rest[0])) {
+		return dispatch(ctx, e, path+" "+c.name, c, rest)
 	}
-	return runLeaf(ctx, e, path, c, args[1:])
+	return runLeaf(ctx, e, path, c, rest)
 }
 
-// runLeaf runs a leaf command and turns what it returns into the exit status and
-// the messages of the whole CLI.
+// hasSub reports whether c has a sub-command named name.
+func hasSub(c command, name string) bool {
+	_, ok := lookup(c.sub, name)
+	return ok
+}
+
+// runLeaf runs a command on its arguments and turns what it returns into the exit
+// status and the messages of the whole CLI.
 func runLeaf(ctx context.Context, e *env, path string, c command, args []string) int {
 	err := c.run(ctx, e, args)
 	if err == nil {
@@ -103,6 +112,10 @@ func runLeaf(ctx context.Context, e *env, path string, c command, args []string)
 		fmt.Fprintf(e.stdout, "usage: %s %s\n\n%s\n", path, c.usageLine(), c.summary)
 		he.fs.SetOutput(e.stdout)
 		he.fs.PrintDefaults()
+		if c.sub != nil {
+			fmt.Fprintln(e.stdout, "\ncommands:")
+			printCommands(e.stdout, c.sub, false)
+		}
 		return 0
 	}
 	var ue usageError
@@ -128,7 +141,7 @@ func help(ctx context.Context, e *env, path string, g command, args []string) in
 			printGroupUsage(e.stderr, path, g)
 			return 2
 		}
-		if c.sub == nil {
+		if c.sub == nil || c.run != nil && len(args) == 1 {
 			return runLeaf(ctx, e, path, c, []string{"-h"})
 		}
 		path, g, args = path+" "+c.name, c, args[1:]
@@ -150,11 +163,19 @@ func printGroupUsage(w io.Writer, path string, g command) {
 		fmt.Fprintf(w, "\n%s\n", g.doc)
 	}
 	fmt.Fprintln(w, "\ncommands:")
+	printCommands(w, g.sub, true)
+}
+
+// printCommands lists cmds in table order, one usage line and summary each, then
+// (withHelp) the help command of a group.
+func printCommands(w io.Writer, cmds []command, withHelp bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, c := range g.sub {
+	for _, c := range cmds {
 		fmt.Fprintf(tw, "  %s\t%s\n", c.usageLine(), c.summary)
 	}
-	fmt.Fprintf(tw, "  %s\t%s\n", helpCommand, "print the usage of a command, or of all of them")
+	if withHelp {
+		fmt.Fprintf(tw, "  %s\t%s\n", helpCommand, "print the usage of a command, or of all of them")
+	}
 	tw.Flush()
 }
 

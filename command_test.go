@@ -30,7 +30,7 @@ func TestCommandTable(t *testing.T) {
 		assert.NotEqual(t, "help", c.name, "%s: every group answers help itself", full)
 		assert.False(t, names[full], "%s is in the table twice", full)
 		names[full] = true
-		assert.True(t, (c.run == nil) != (c.sub == nil), "%s must either run or have sub-commands", full)
+		assert.True(t, c.run != nil || c.sub != nil, "%s must run or have sub-commands", full)
 	})
 	assert.Len(t, names, 13)
 }
@@ -69,8 +69,8 @@ func TestHelpCommand(t *testing.T) {
 }
 
 // remote is a test-only group of commands, to prove a nested table dispatches and
-// helps like the top level: `logbook remote add [--force] NAME` and `logbook
-// remote keys list`.
+// helps like the top level: `logbook remote add [--force] NAME`, `logbook remote
+// keys list`, and `logbook remote get NAME` beside `logbook remote get all`.
 var remote = command{
 	name:    "remote",
 	summary: "manage remotes (test only)",
@@ -103,6 +103,24 @@ var remote = command{
 				return nil
 			}},
 		}},
+		{name: "get", args: "[--long] NAME", summary: "print a remote", run: func(ctx context.Context, e *env, args []string) error {
+			fs := flag.NewFlagSet("remote get", flag.ContinueOnError)
+			fs.Bool("long", false, "print all of it")
+			pos, err := parseFlags(fs, args)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "got %v\n", pos)
+			return nil
+		}, sub: []command{
+			{name: "all", summary: "print every remote", run: func(ctx context.Context, e *env, args []string) error {
+				if _, err := parseFlags(flag.NewFlagSet("remote get all", flag.ContinueOnError), args); err != nil {
+					return err
+				}
+				fmt.Fprintln(e.stdout, "got all")
+				return nil
+			}},
+		}},
 	},
 }
 
@@ -118,6 +136,7 @@ func TestNestedCommands(t *testing.T) {
 	groupUsage := "logbook remote: manage remotes (test only)\n\nusage: logbook remote COMMAND [ARGS]\n\ncommands:\n" +
 		"  add [--force] NAME   add a remote\n" +
 		"  keys COMMAND [ARGS]  the remotes' keys\n" +
+		"  get [--long] NAME    print a remote\n" +
 		"  help [COMMAND]       print the usage of a command, or of all of them\n"
 
 	tests := []struct {
@@ -141,6 +160,12 @@ func TestNestedCommands(t *testing.T) {
 		{"Help: leaf by the group's help", []string{"remote", "help", "add"}, 0, "usage: logbook remote add [--force] NAME\n", ""},
 		{"Help: nested group", []string{"help", "remote", "keys"}, 0, "usage: logbook remote keys COMMAND [ARGS]\n\ncommands:\n  list            list the keys\n  help [COMMAND]", ""},
 		{"Help: deepest leaf", []string{"remote", "keys", "list", "--help"}, 0, "usage: logbook remote keys list\n\nlist the keys\n", ""},
+		{"OK: a command with sub-commands runs", []string{"remote", "get", "origin"}, 0, "got [origin]\n", ""},
+		{"OK: its sub-command", []string{"remote", "get", "all"}, 0, "got all\n", ""},
+		{"OK: a flag first is the command's", []string{"remote", "get", "--long", "all"}, 0, "got [all]\n", ""},
+		{"Help: a command with sub-commands", []string{"remote", "get", "-h"}, 0, "usage: logbook remote get [--long] NAME\n\nprint a remote\n  -long\n    \tprint all of it\n\ncommands:\n  all  print every remote\n", ""},
+		{"Help: a command with sub-commands by help", []string{"help", "remote", "get"}, 0, "usage: logbook remote get [--long] NAME\n", ""},
+		{"Help: its sub-command by help", []string{"help", "remote", "get", "all"}, 0, "usage: logbook remote get all\n\nprint every remote\n", ""},
 		{"ErrHelpUnknown", []string{"help", "remote", "frob"}, 2, "", "logbook remote help: unknown command \"frob\"\n" + groupUsage},
 	}
 	for _, tt := range tests {

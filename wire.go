@@ -308,16 +308,16 @@ func (o *uiOptions) register(fs *flag.FlagSet) {
 // calls SelfTest once it has loaded, and the process reports it and exits.
 func selfTestEnv() bool { return os.Getenv("APP_SELFTEST") == "1" }
 
-// uiStores are what a UI works on: the archive, the index, the hub its events go
+// uiWiring is what a UI works on: the archive, the index, the hub its events go
 // through, and the dependencies app.New takes, built from them.
-type uiStores struct {
+type uiWiring struct {
 	archive *archive.Store
 	index   *index.Index
 	hub     *app.Hub
 	deps    app.Deps
 }
 
-func (u *uiStores) Close() {
+func (u *uiWiring) Close() {
 	if u.index != nil {
 		u.index.Close()
 	}
@@ -332,12 +332,12 @@ func (u *uiStores) Close() {
 // when the index is rebuilt. who is what the process records of itself in the
 // index (holderServe, holderWindow). In a read-only data directory there is no
 // start-up import, so the index is made ready now (openIndex).
-func (e *env) openUI(ctx context.Context, o uiOptions, syncNow bool, who string) (*uiStores, error) {
+func (e *env) openUI(ctx context.Context, o uiOptions, syncNow bool, who string) (*uiWiring, error) {
 	s, err := e.openArchive(ctx)
 	if err != nil {
 		return nil, err
 	}
-	u := &uiStores{archive: s}
+	u := &uiWiring{archive: s}
 	if syncNow || e.readOnly {
 		u.index, err = e.openIndex(ctx, s, who, false)
 	} else {
