@@ -247,6 +247,7 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
+// writeJSON prints v as indented JSON, without HTML escapes: the --json output.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

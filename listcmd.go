@@ -54,6 +54,7 @@ func (c listCmd[T]) run(ctx context.Context, e *env, args []string) error {
 	return tw.Flush()
 }
 
+// fmtTime is a list's local time, or "-" for none.
 func fmtTime(t *time.Time) string {
 	if t == nil {
 		return "-"

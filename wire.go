@@ -317,6 +317,7 @@ type uiWiring struct {
 	deps    app.Deps
 }
 
+// Close closes the index, then the archive; it is safe on a partly opened uiWiring.
 func (u *uiWiring) Close() {
 	if u.index != nil {
 		u.index.Close()
