@@ -85,14 +85,12 @@ func runWindow(ctx context.Context, e *env, o uiOptions) error {
 		return err
 	}
 	defer release()
-	u, err := e.openUIStores(ctx, o.noImport, holderWindow)
+	u, err := e.openUI(ctx, o, o.noImport, holderWindow)
 	if err != nil {
 		return err
 	}
 	defer u.Close()
-	hub := app.NewHub()
-	hub.Logger = e.logger
-	d := e.appDeps(u, hub, o)
+	hub, d := u.hub, u.deps
 	var a *app.App
 	var failed atomic.Bool
 	if d.SelfTest {

@@ -22,7 +22,7 @@ func lockDataDir(dir, what string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	p := filepath.Join(dir, "logbook.lock")
+	p := filepath.Join(dir, lockFile)
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open instance lock: %w", err)

@@ -1,21 +1,16 @@
 // Command logbook is a local-first archive for AI coding-agent sessions. main.go is
-// the composition root: it resolves the data directory, opens the archive and hands
-// control to the chosen command.
+// the composition root: the table of commands, the global flags, and the env
+// (wire.go) every command opens the archive, index, scheduler and app through.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"runtime"
 	"strings"
-
-	"github.com/logbook/logbook/archive"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -31,57 +26,49 @@ func main() {
 	os.Exit(code)
 }
 
-// env is what every command gets: where to write and how to open the archive.
-type env struct {
-	stdout, stderr io.Writer
-	dataDir        string
-	logger         *slog.Logger
-	readOnly       bool // the data directory cannot be written: open everything read-only
+// root is the command line: its commands, in the order `logbook help` lists them.
+// Each lives in its own file, cmd_NAME.go; a group of commands nests its own
+// table in sub (see command).
+var root = command{
+	name:    "logbook",
+	args:    "[--data DIR] COMMAND [ARGS]",
+	summary: "a local-first archive for AI coding-agent sessions",
+	doc:     "The archive lives in --data DIR, $LOGBOOK_DATA, or ~/.local/share/logbook.",
+	sub: []command{
+		{name: "import", args: "[--json] [--strict] [--lenient-headers] [--replace-damaged] [PATH...]",
+			summary: "import session logs (default: the dsh session roots); exit 1 when a file is not archived whole", run: cmdImport},
+		{name: "check", args: "[--json] [--strict] [--lenient-headers] PATH...",
+			summary: "give each file's verdict without importing", run: cmdCheck},
+		{name: "sessions", args: "[--json] [--project CWD] [--limit N]",
+			summary: "list archived sessions, newest first", run: cmdSessions},
+		{name: "show", args: "SESSION [--json]",
+			summary: "print a readable transcript of a session", run: cmdShow},
+		{name: "search", args: "[--json] [--limit N] [--cursor C] [--sort relevance|recent] [--exhaustive] [--] QUERY",
+			summary: "full-text search over every session", run: cmdSearch},
+		{name: "export", args: "SESSION --format jsonl [-o FILE [--force]] [--kept upstream|original|tail]",
+			summary: "export a session (jsonl: byte-identical logical JSONL), or the bytes kept aside for it", run: cmdExport},
+		{name: "approvals", args: "[--json] [--session ID]",
+			summary: "list approval requests and their outcomes", run: cmdApprovals},
+		{name: "compactions", args: "[--json] [--session ID]",
+			summary: "list compactions and what they shadowed", run: cmdCompactions},
+		{name: "schedules", args: "[--json] [--session ID] [--now RFC3339] | schedules VERB SESSION SCHEDULE",
+			summary: "list scheduled prompts and their state; VERB: pause, resume, snooze (+DURATION), fire, skip, dismiss", run: cmdSchedules},
+		{name: "scheduler", args: "[--policy fire|ask|skip] [--webhook URL | -- COMMAND ARG...]",
+			summary: "fire scheduled prompts in the foreground until interrupted", run: cmdScheduler},
+		{name: "reindex",
+			summary: "rebuild the search index from the archive", run: cmdReindex},
+		{name: "serve", args: "[--addr 127.0.0.1:8765] [--no-import] [--demo-if-empty] [--allow-remote]",
+			summary: "serve the UI to a browser (prints the link with its access token)", run: cmdServe},
+		{name: "window", args: "[--no-import] [--demo-if-empty]",
+			summary: "open the desktop window (logbook-desktop; the default command when it is installed)", run: cmdWindow},
+	},
 }
 
-// openArchive opens (creating if needed) the archive in the data directory. In a
-// data directory this process cannot write (a read-only mount, a folder without
-// write permission, a backup being browsed) it opens the archive read-only, says so
-// once on stderr, and every reading command works as usual.
-func (e *env) openArchive(ctx context.Context) (*archive.Store, error) {
-	path := filepath.Join(e.dataDir, "logbook.db")
-	if e.readOnly {
-		s := archive.New(path)
-		s.Logger = e.logger
-		if err := s.OpenReadOnly(ctx); err != nil {
-			_ = s.Close()
-			return nil, err
-		}
-		fmt.Fprintf(e.stderr, "logbook: %s cannot be written; the archive is open read-only\n", e.dataDir)
-		return s, nil
-	}
-	if err := os.MkdirAll(e.dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	s := archive.New(path)
-	s.Logger = e.logger
-	if err := s.Open(ctx); err != nil {
-		_ = s.Close()
-		return nil, err
-	}
-	return s, nil
-}
-
-// needWritable is the error of a command that must write the archive when the data
-// directory is read-only.
-func (e *env) needWritable(what string) error {
-	if !e.readOnly {
-		return nil
-	}
-	return fmt.Errorf("%s needs to write the archive, but the data directory %s cannot be written (a read-only mount, or no write permission); reading commands (sessions, show, search, export, serve) still work, or choose another directory with --data", what, e.dataDir)
-}
-
-// run parses the global flags and dispatches; it returns the process exit code.
+// run parses the global flags, resolves the data directory and dispatches the
+// command; it returns the process exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr,
-		logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	// Packages that log through the default logger (the index) get the CLI's: warnings
-	// only, on stderr, so --json output and scripts stay clean.
+	e := newEnv(stdout, stderr)
+	// Packages that log through the default logger (the index) get the CLI's.
 	slog.SetDefault(e.logger)
 	var data string
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
@@ -99,81 +86,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "logbook", version)
 			return 0
 		case a == "-h" || a == "--help" || a == "-help":
-			usage(stdout)
+			printGroupUsage(stdout, root.name, root)
 			return 0
 		default:
 			fmt.Fprintf(stderr, "logbook: unknown global flag %s\n", a)
-			usage(stderr)
+			printGroupUsage(stderr, root.name, root)
 			return 2
 		}
 	}
-	dir, err := dataDir(data)
-	if err != nil {
+	if err := e.setDataDir(data); err != nil {
 		fmt.Fprintln(stderr, "logbook:", err)
 		return 1
 	}
-	e.dataDir = dir
-	e.readOnly = !archive.Writable(filepath.Join(dir, "logbook.db"))
 	if len(args) == 0 {
 		if !hasWindow() {
-			usage(stderr)
+			printGroupUsage(stderr, root.name, root)
 			fmt.Fprintln(stderr, "\n"+noWindowHint)
 			return 2
 		}
 		args = []string{"window"} // the desktop app: `logbook` alone opens the window
 	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "logbook: unknown command %q\n", args[0])
-		usage(stderr)
-		return 2
-	}
-	if err := cmd.run(ctx, e, args[1:]); err != nil {
-		var he helpError
-		if errors.As(err, &he) {
-			fmt.Fprintf(stdout, "usage: logbook %s\n\n%s\n", cmd.usage, cmd.summary)
-			he.fs.SetOutput(stdout)
-			he.fs.PrintDefaults()
-			return 0
-		}
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "logbook %s: %s\nusage: logbook %s\n", args[0], termSafe(err.Error()), cmd.usage)
-			return 2
-		}
-		var ee exitError
-		if errors.As(err, &ee) {
-			return int(ee)
-		}
-		fmt.Fprintf(stderr, "logbook %s: %s\n", termSafe(args[0]), termSafe(err.Error()))
-		return 1
-	}
-	return 0
-}
-
-// dataDir resolves the archive directory: --data, then $LOGBOOK_DATA, then the OS
-// user data directory ($XDG_DATA_HOME or ~/.local/share on Linux).
-func dataDir(flag string) (string, error) {
-	if flag != "" {
-		return filepath.Abs(flag)
-	}
-	if d := strings.TrimSpace(os.Getenv("LOGBOOK_DATA")); d != "" {
-		return filepath.Abs(d)
-	}
-	switch runtime.GOOS {
-	case "windows", "darwin":
-		base, err := os.UserConfigDir()
-		if err != nil {
-			return "", fmt.Errorf("no data directory: %w (use --data)", err)
-		}
-		return filepath.Join(base, "Logbook"), nil
-	}
-	if x := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(x) {
-		return filepath.Join(x, "logbook"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no home directory: %w (use --data)", err)
-	}
-	return filepath.Join(home, ".local", "share", "logbook"), nil
+	return dispatch(ctx, e, root.name, root, args)
 }

@@ -42,3 +42,25 @@ func (b *progressBar) finish() {
 		fmt.Fprint(b.w, "\r\033[K")
 	}
 }
+
+// indexProgress returns a progress bar for indexing on a terminal, or nil.
+func (e *env) indexProgress(quiet bool) func(done, total int) {
+	f, ok := e.stderr.(*os.File)
+	if !ok || !isTerminal(f) || quiet {
+		return nil
+	}
+	bar := &progressBar{w: f, start: time.Now()}
+	return func(done, total int) {
+		bar.update(archive.Progress{File: "indexing", FileIndex: done, Files: total,
+			DoneBytes: int64(done), TotalBytes: int64(total)})
+		if done == total {
+			bar.finish()
+		}
+	}
+}
+
+// isTerminal reports whether f is a character device (a terminal), for progress bars.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -109,3 +109,18 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 // human is where a command prints text for a person: standard output, with every
 // control sequence from session content made harmless.
 func (e *env) human() io.Writer { return &safeWriter{w: e.stdout} }
+
+// clip shortens s to at most n runes, the last of them an ellipsis.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// oneLine joins s onto one line, every run of white space one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// indent puts pre before every line of s.
+func indent(s, pre string) string { return pre + strings.ReplaceAll(s, "\n", "\n"+pre) }

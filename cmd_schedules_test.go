@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive/dshgen"
-	"github.com/logbook/logbook/scheduler"
 )
 
 // importSchedules imports one session (session-cli) whose schedules have the given
@@ -134,103 +129,60 @@ func TestCLIScheduleErrors(t *testing.T) {
 	}
 }
 
-func TestCLISchedulerRunsUntilInterrupted(t *testing.T) {
-	at := time.Now().Add(time.Second).Truncate(time.Millisecond)
-	data := importSchedules(t, at, time.Now().Add(-time.Hour))
-	// The command action, given after "--": a script that records its arguments.
-	dir := t.TempDir()
-	script := filepath.Join(dir, "got.sh")
-	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s|' \"$@\" >> '"+dir+"/args'\n"), 0o755))
+func TestSchedules(t *testing.T) {
+	data, a, b := importGenerated(t)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errOut lockedBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"--data", data, "scheduler", "--policy", "skip", "--save", "--", script, "{schedule}", "{prompt}"}, &out, &errOut)
-	}()
-	// The missed one is skipped at once (policy skip); the other fires on time.
-	require.Eventually(t, func() bool { return strings.Count(out.String(), "\n") >= 2 }, 6*time.Second, 20*time.Millisecond,
-		"stdout: %q stderr: %q", out.String(), errOut.String())
-	cancel()
-	select {
-	case code := <-done:
-		assert.Equal(t, 0, code, errOut.String())
-	case <-time.After(15 * time.Second):
-		t.Fatal("scheduler did not stop on interrupt")
+	all := objs(t, mustJSON[any](t, data, "schedules", "--json"))
+	assert.Equal(t, map[string]int{a.ID(): len(a.Facts().Schedules), b.ID(): len(b.Facts().Schedules)}, sessionIDs(all))
+
+	const early, late = "2000-01-01T00:00:00Z", "2200-01-01T00:00:00Z"
+	tests := []struct {
+		name       string
+		now        string
+		wantActive string
+	}{
+		{"early", early, "scheduled"},
+		{"late", late, "overdue"},
+		{"late with offset", "2200-01-01T09:00:00+09:00", "overdue"},
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	require.Len(t, lines, 2)
-	// when (2 fields), outcome, trigger, action, schedule, prompt
-	assert.Equal(t, []string{"skipped", "catch-up", "none", "session-cli/schedule-2", "reminder", "B"}, strings.Fields(lines[0])[2:])
-	assert.Equal(t, []string{"ok", "scheduled", "command", "session-cli/schedule-1", "reminder", "A"}, strings.Fields(lines[1])[2:])
-	assert.Contains(t, errOut.String(), "Scheduler running (action command, catch-up skip)")
-	got, err := os.ReadFile(filepath.Join(dir, "args"))
-	require.NoError(t, err)
-	assert.Equal(t, "schedule-1|reminder A|", string(got), "only the on-time fire ran the command")
-
-	// --save kept the configuration; the history is in the archive.
-	saved, err := os.ReadFile(filepath.Join(data, "scheduler.json"))
-	require.NoError(t, err)
-	assert.Contains(t, string(saved), `"catch_up": "skip"`)
-	assert.Equal(t, "fired", scheduleByID(t, data, "schedule-1")["logbook_state"])
-	assert.Equal(t, "fired", scheduleByID(t, data, "schedule-2")["logbook_state"])
-}
-
-func TestCLISchedulerPicksUpOtherImports(t *testing.T) {
-	old := schedulerWatchEvery
-	schedulerWatchEvery = 100 * time.Millisecond
-	t.Cleanup(func() { schedulerWatchEvery = old })
-
-	data := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errOut lockedBuffer
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"--data", data, "scheduler", "--notify"}, &out, &errOut) }()
-	require.Eventually(t, func() bool { return strings.Contains(errOut.String(), "Scheduler running") }, 5*time.Second, 20*time.Millisecond)
-
-	// Another process imports a session with a schedule due in a moment; the running
-	// scheduler notices without a restart or a signal, and fires it.
-	s := dshgen.New(dshgen.Options{Seed: 4, ID: "session-later", Cwd: "/home/u/later", Families: dshgen.FamilyTools})
-	s.Turn(func(tb *dshgen.Turn) {
-		tb.User("remind me")
-		tb.Step(func(st *dshgen.Step) { st.Reply(dshgen.Text("ok")) })
-	})
-	s.ScheduleCreateAt("at", "imported later", time.Now().Add(1500*time.Millisecond).UnixMilli(), 0)
-	root := t.TempDir()
-	_, err := s.Log().WriteFile(root, false)
-	require.NoError(t, err)
-	var iout, ierr bytes.Buffer
-	require.Equal(t, 0, run(context.Background(), []string{"--data", data, "import", root}, &iout, &ierr), ierr.String())
-
-	require.Eventually(t, func() bool { return strings.Contains(out.String(), "imported later") }, 6*time.Second, 20*time.Millisecond,
-		"stdout: %q stderr: %q", out.String(), errOut.String())
-	assert.Contains(t, out.String(), "session-later/schedule-1")
-	cancel()
-	select {
-	case code := <-done:
-		assert.Equal(t, 0, code, errOut.String())
-	case <-time.After(15 * time.Second):
-		t.Fatal("scheduler did not stop on interrupt")
+	for _, l := range []*dshgen.Log{a, b} {
+		facts := l.Facts().Schedules
+		kinds := map[string]bool{}
+		for _, f := range facts {
+			kinds[f.Kind] = true
+		}
+		require.Len(t, kinds, 3, "the generator covers at, after and every")
+		for _, tt := range tests {
+			t.Run(l.ID()+"/"+tt.name, func(t *testing.T) {
+				items := objs(t, mustJSON[any](t, data, "schedules", "--json", "--session", l.ID(), "--now", tt.now))
+				require.Len(t, items, len(facts))
+				assert.Positive(t, assertInstantsUTC(t, items))
+				byID := map[string]map[string]any{}
+				for _, it := range items {
+					assert.Equal(t, l.ID(), it["session_id"])
+					byID[it["id"].(string)] = it
+				}
+				active := 0
+				for _, f := range facts {
+					it, ok := byID[f.ID]
+					require.True(t, ok, "schedule %s missing", f.ID)
+					assert.Equal(t, f.Kind, it["kind"])
+					assert.Equal(t, f.Prompt, it["prompt"])
+					if f.Active {
+						active++
+						assert.Equal(t, tt.wantActive, it["state"], "schedule %s", f.ID)
+						assertSameInstant(t, f.NextAt, it["next_fire"], "next_fire of %s", f.ID)
+					} else {
+						assert.Contains(t, []any{"deleted", "completed"}, it["state"], "schedule %s", f.ID)
+						assert.Nil(t, it["next_fire"])
+					}
+				}
+				assert.Positive(t, active, "at least one active schedule")
+			})
+		}
 	}
-}
 
-func TestCLISchedulerSaveWhileAnotherInstanceRuns(t *testing.T) {
-	data := importSchedules(t, time.Now().Add(time.Hour))
-	release, err := lockDataDir(data, "serve") // `logbook serve` holds the data directory
-	require.NoError(t, err)
-	defer release()
-
-	r := cliData(t, data, "scheduler", "--save", "--", "/bin/echo", "{prompt}")
-	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, "saved "+filepath.Join(data, "scheduler.json"))
-	assert.Contains(t, r.stderr, "already using the archive")
-	cfg, err := scheduler.LoadConfig(filepath.Join(data, "scheduler.json"))
-	require.NoError(t, err)
-	assert.Equal(t, []string{"/bin/echo", "{prompt}"}, cfg.Command, "the running instance picks it up (Scheduler.Config)")
-
-	r = cliData(t, data, "scheduler", "--notify")
-	assert.Equal(t, 1, r.code)
-	assert.NotContains(t, r.stderr, "saved", "nothing was saved without --save")
+	r := cliData(t, data, "schedules", "--now", early)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "scheduled")
 }

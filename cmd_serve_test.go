@@ -184,19 +184,6 @@ func TestServeFlags(t *testing.T) {
 	}
 }
 
-func TestNoCommandWithoutWindow(t *testing.T) {
-	if desktopBuild {
-		t.Skip("a desktop build opens the window")
-	}
-	r := cliData(t, t.TempDir())
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "usage: logbook")
-	assert.Contains(t, r.stderr, "this build has no desktop window (no logbook-desktop beside it); run `logbook serve`")
-	r = cliData(t, t.TempDir(), "window")
-	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, "no desktop window")
-}
-
 func TestServeDefaultPortTaken(t *testing.T) {
 	// Hold the default port (if something else already holds it, that is as good).
 	if ln, err := net.Listen("tcp", "127.0.0.1:8765"); err == nil {

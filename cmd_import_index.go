@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"time"
 
 	"github.com/logbook/logbook/archive"
@@ -71,11 +70,4 @@ func (a *indexAlong) finish(ctx context.Context, s *archive.Store, progress func
 		err = cerr
 	}
 	return err
-}
-
-// openIndexOnlyQuiet opens the index for writing without waiting for, or
-// reporting, another holder.
-func (e *env) openIndexOnlyQuiet(who string) (*index.Index, error) {
-	return index.OpenWith(filepath.Join(e.dataDir, "index"),
-		index.Options{Holder: index.Holder{Command: who, OneShot: true}, Wait: -1})
 }

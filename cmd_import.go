@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,125 +9,12 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/index"
 )
-
-// command is one CLI subcommand.
-type command struct {
-	usage   string
-	summary string
-	run     func(ctx context.Context, e *env, args []string) error
-}
-
-// usageError is a mistake in the command line (exit status 2).
-type usageError struct{ error }
-
-// exitError ends the process with a status after the command printed its output.
-type exitError int
-
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-
-var commands map[string]command
-
-func init() {
-	commands = map[string]command{
-		"import":      {"import [--json] [--strict] [--lenient-headers] [--replace-damaged] [PATH...]", "import session logs (default: the dsh session roots); exit 1 when a file is not archived whole", cmdImport},
-		"check":       {"check [--json] [--strict] [--lenient-headers] PATH...", "give each file's verdict without importing", cmdCheck},
-		"sessions":    {"sessions [--json] [--project CWD] [--limit N]", "list archived sessions, newest first", cmdSessions},
-		"show":        {"show SESSION [--json]", "print a readable transcript of a session", cmdShow},
-		"export":      {"export SESSION --format jsonl [-o FILE [--force]] [--kept upstream|original|tail]", "export a session (jsonl: byte-identical logical JSONL), or the bytes kept aside for it", cmdExport},
-		"approvals":   {"approvals [--json] [--session ID]", "list approval requests and their outcomes", cmdApprovals},
-		"compactions": {"compactions [--json] [--session ID]", "list compactions and what they shadowed", cmdCompactions},
-		"schedules":   {"schedules [--json] [--session ID] [--now RFC3339] | schedules VERB SESSION SCHEDULE", "list scheduled prompts and their state; VERB: pause, resume, snooze (+DURATION), fire, skip, dismiss", cmdSchedules},
-		"scheduler":   {"scheduler [--policy fire|ask|skip] [--webhook URL | -- COMMAND ARG...]", "fire scheduled prompts in the foreground until interrupted", cmdScheduler},
-		"search":      {"search [--json] [--limit N] [--cursor C] [--sort relevance|recent] [--exhaustive] [--] QUERY", "full-text search over every session", cmdSearch},
-		"reindex":     {"reindex", "rebuild the search index from the archive", cmdReindex},
-		"serve":       {"serve [--addr 127.0.0.1:8765] [--no-import] [--demo-if-empty] [--allow-remote]", "serve the UI to a browser (prints the link with its access token)", cmdServe},
-		"window":      {"window [--no-import] [--demo-if-empty]", "open the desktop window (logbook-desktop; the default command when it is installed)", cmdWindow},
-	}
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintf(w, "logbook %s: a local-first archive for AI coding-agent sessions\n\n", version)
-	fmt.Fprintln(w, "usage: logbook [--data DIR] COMMAND [ARGS]")
-	fmt.Fprintln(w, "\nThe archive lives in --data DIR, $LOGBOOK_DATA, or ~/.local/share/logbook.\n\ncommands:")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, name := range []string{"import", "check", "sessions", "show", "search", "export", "approvals", "compactions", "schedules", "scheduler", "reindex", "serve", "window"} {
-		fmt.Fprintf(tw, "  %s\t%s\n", commands[name].usage, commands[name].summary)
-	}
-	tw.Flush()
-}
-
-// helpError is a request for a command's help (-h, --help): its usage and flags are
-// printed to standard output and the exit status is 0.
-type helpError struct{ fs *flag.FlagSet }
-
-func (h helpError) Error() string { return flag.ErrHelp.Error() }
-
-// parseFlags parses flags wherever they appear among the positional arguments
-// (`export ID -o f` and `export -o f ID` both work) and returns the positionals.
-// Everything after a "--" is positional.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, helpError{fs}
-			}
-			return nil, usageError{err}
-		}
-		rest := fs.Args()
-		// flag.Parse swallows a terminating "--"; once it did, the rest is positional.
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" && !flagTakesValue(fs, args[:n-1]) {
-			return append(pos, rest...), nil
-		}
-		args = rest
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
-// flagTakesValue reports whether the last of the parsed args is a flag still waiting
-// for its value (so a "--" after it is that value, not the end of the flags).
-func flagTakesValue(fs *flag.FlagSet, parsed []string) bool {
-	if len(parsed) == 0 {
-		return false
-	}
-	last := parsed[len(parsed)-1]
-	if !strings.HasPrefix(last, "-") || last == "-" || last == "--" || strings.Contains(last, "=") {
-		return false
-	}
-	f := fs.Lookup(strings.TrimLeft(last, "-"))
-	if f == nil {
-		return false
-	}
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-		return false
-	}
-	return true
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-// isTerminal reports whether f is a character device (a terminal), for progress bars.
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
 
 func importFlags(fs *flag.FlagSet) (*bool, *archive.ImportOptions) {
 	var o archive.ImportOptions
@@ -142,6 +28,8 @@ func importFlags(fs *flag.FlagSet) (*bool, *archive.ImportOptions) {
 // importMemoryLimit is the soft heap limit of `logbook import` (see cmdImport).
 const importMemoryLimit = 200 << 20
 
+// cmdImport runs `logbook import`: it imports session logs into the archive and
+// brings the search index level with it.
 func cmdImport(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	asJSON, opts := importFlags(fs)
@@ -255,41 +143,6 @@ func importExit(rep *archive.ImportReport, indexed bool) error {
 		}
 	}
 	if !indexed {
-		return exitError(1)
-	}
-	return nil
-}
-
-func cmdCheck(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	asJSON, opts := importFlags(fs)
-	paths, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(paths) == 0 {
-		return usageError{fmt.Errorf("name at least one file or folder to check")}
-	}
-	d := archive.Discover(paths)
-	reports := []archive.FileReport{}
-	reports = append(reports, d.Reports()...)
-	bad := false
-	for _, f := range d.Files {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		r := archive.CheckFile(f, *opts)
-		bad = bad || r.Verdict != dsh.VerdictOK
-		reports = append(reports, r)
-	}
-	if *asJSON {
-		if err := writeJSON(e.stdout, map[string]any{"files": reports}); err != nil {
-			return err
-		}
-	} else {
-		printReports(e.human(), reports)
-	}
-	if bad || len(d.Problems) > 0 {
 		return exitError(1)
 	}
 	return nil

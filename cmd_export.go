@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/logbook/logbook/archive"
+)
+
+// cmdExport runs `logbook export`: a session as logical JSONL, or the bytes kept
+// aside for it.
+func cmdExport(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	format := fs.String("format", "jsonl", "export format: jsonl")
+	out := fs.String("o", "", "write to FILE instead of standard output (never over an existing file without --force)")
+	force := fs.Bool("force", false, "with -o: replace an existing FILE (or link)")
+	kept := fs.String("kept", "", "instead of the archived session, the bytes the archive kept aside for it: upstream (a damaged or shorter version of the source it did not take), original (a corrupt or unsupported file), tail (a dropped torn tail)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError{fmt.Errorf("name one session")}
+	}
+	if *format != "jsonl" {
+		return usageError{fmt.Errorf("unknown format %q (supported: jsonl)", *format)}
+	}
+	s, err := e.openArchive(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	// Resolve the session before touching -o FILE: an unknown id must leave an
+	// existing file alone rather than truncate it and then delete it.
+	sess, err := s.Session(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	var w io.Writer = e.stdout
+	var f *outFile
+	if *out != "" {
+		if f, err = createOut(*out, *force); err != nil {
+			return err
+		}
+		w = f
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if *kept != "" {
+		err = exportKept(ctx, s, sess.ID, *kept, bw)
+	} else {
+		err = s.ExportJSONL(ctx, sess.ID, bw)
+	}
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if f != nil {
+		err = f.finish(err)
+	}
+	return err
+}
+
+// exportKept writes the bytes of kind the archive kept for the session's file (the
+// file's own bytes, as they were on disk, not logical JSONL).
+func exportKept(ctx context.Context, s *archive.Store, sessionID, kind string, w io.Writer) error {
+	switch kind {
+	case "upstream", "original", "tail":
+	default:
+		return usageError{fmt.Errorf("--kept must be upstream, original or tail, got %q", kind)}
+	}
+	files, err := s.SessionFiles(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if _, err := s.KeptBytes(ctx, f.Path, kind, w); !errors.Is(err, archive.ErrNotFound) {
+			return err
+		}
+	}
+	return fmt.Errorf("no %s bytes are kept for session %s", kind, sessionID)
+}
