@@ -151,7 +151,9 @@ func classify(dir string, entries []os.DirEntry) (Layout, bool) {
 			counts[LayoutCLITrajectory]++
 		case appAName.MatchString(n):
 			counts[LayoutAppA]++
-		case appBName.MatchString(n):
+		case appBName.MatchString(n) && isEventObject(sniff(filepath.Join(dir, n))):
+			// A V0 trajectory may be named <hex>.json too; app B files
+			// hold one event object each, never an array or a wrapper.
 			counts[LayoutAppB]++
 		}
 	}
@@ -180,7 +182,8 @@ func (d *discoverer) file(dir, name string) {
 	case strings.HasPrefix(name, "conversation_") && strings.HasSuffix(name, ".zip"):
 		d.add(Unit{Path: p, Layout: LayoutZip, SessionID: NormalizeID(strings.TrimSuffix(strings.TrimPrefix(name, "conversation_"), ".zip"))})
 	case strings.HasSuffix(name, ".jsonl"):
-		if head := sniff(p); looksLikeEvent(firstLine(string(head))) {
+		head, _, _ := bytes.Cut(sniff(p), []byte("\n"))
+		if looksLikeEvent(string(bytes.TrimSpace(head))) {
 			d.add(Unit{Path: p, Layout: LayoutJSONL, SessionID: fileID(p, ".jsonl")})
 		}
 	case strings.HasSuffix(name, ".json") && name != baseStateFile && name != metaFile && name != metadataFile:
@@ -214,6 +217,13 @@ func sniff(p string) []byte {
 // action/observation.
 func looksLikeEvent(s string) bool {
 	return strings.HasPrefix(s, "{") && (strings.Contains(s, `"kind"`) || strings.Contains(s, `"action"`) || strings.Contains(s, `"observation"`))
+}
+
+// isEventObject reports whether JSON text starts an object that is not a
+// {"trajectory": [...]} wrapper.
+func isEventObject(head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && !isTrajectory(t)
 }
 
 // isTrajectory reports whether the start of a JSON file is an array of events

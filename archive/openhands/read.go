@@ -28,10 +28,7 @@ func Read(ctx context.Context, u Unit) (*Conversation, error) {
 // Read reads one conversation. Damage inside the conversation becomes
 // Problems and a Verdict; the error is reserved for a cancelled context.
 func (r *Reader) Read(ctx context.Context, u Unit) (*Conversation, error) {
-	b := &builder{conv: &Conversation{Unit: u}, max: r.MaxFileSize, seen: map[string]int{}}
-	if b.max <= 0 {
-		b.max = DefaultMaxFileSize
-	}
+	b := &builder{conv: &Conversation{Unit: u}, max: r.max(), seen: map[string]int{}}
 	var err error
 	switch u.Layout {
 	case LayoutSDK, LayoutCLITrajectory, LayoutV0Session:
