@@ -125,7 +125,7 @@ func TestCorpus(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, openhands.VerdictOK, c.Verdict, "problems: %v", c.Problems)
 			want := expectedEvents(t, u)
-			assert.Len(t, c.Records, want)
+			assert.Equal(t, want, len(c.Records))
 			if want > 0 {
 				conversations++
 			}

@@ -164,11 +164,11 @@ func (r *Reader) ReadSince(ctx context.Context, snap Snapshot) (*Delta, error) {
 	}
 	switch snap.Unit.Layout {
 	case LayoutJSONL:
-		c := snap.Cursor
-		if c == nil {
-			c = &Cursor{}
+		var from Cursor
+		if snap.Cursor != nil {
+			from = *snap.Cursor
 		}
-		err = b.readJSONL(ctx, snap.Unit, c.Offset, c.Line)
+		err = b.readJSONL(ctx, snap.Unit, from)
 	case LayoutAppA, LayoutAppB:
 		err = b.readApp(ctx, snap.Unit)
 	default:

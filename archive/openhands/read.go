@@ -36,7 +36,7 @@ func (r *Reader) Read(ctx context.Context, u Unit) (*Conversation, error) {
 	case LayoutAppA, LayoutAppB:
 		err = b.readApp(ctx, u)
 	case LayoutJSONL:
-		err = b.readJSONL(ctx, u, 0, 0)
+		err = b.readJSONL(ctx, u, Cursor{})
 	case LayoutV0Trajectory:
 		err = b.readArray(u)
 	case LayoutZip:

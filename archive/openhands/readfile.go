@@ -29,11 +29,12 @@ type Cursor struct {
 	TailHash string `json:"tail_hash"`
 }
 
-// readJSONL streams a JSONL file from offset start (line number line). Each
+// readJSONL streams a JSONL file from the cursor from (zero: the start). Each
 // line is one event; blank lines are ignored. A last line without a newline
 // that does not parse is a torn tail: the cursor stops before it so a later
 // ReadSince reads it once it is complete.
-func (b *builder) readJSONL(ctx context.Context, u Unit, start int64, line int) error {
+func (b *builder) readJSONL(ctx context.Context, u Unit, from Cursor) error {
+	start, line := from.Offset, from.Line
 	name := filepath.Base(u.Path)
 	f, fi, err := openRegular(u.Path)
 	if err != nil {
@@ -54,7 +55,7 @@ func (b *builder) readJSONL(ctx context.Context, u Unit, start int64, line int) 
 	// from Stat, and the cap above bounds it even if the file grows.
 	all := make([]byte, 0, fi.Size()-start)
 	br := bufio.NewReaderSize(f, 256<<10)
-	cur := Cursor{Offset: start, Line: line}
+	cur := from
 	type span struct {
 		off, end int64
 		line     int
