@@ -22,25 +22,24 @@ var ErrTooLarge = errors.New("openhands: over the size cap")
 // symlink, device, FIFO or socket): reading one could block or leave the root.
 var ErrNotRegular = errors.New("openhands: not a regular file")
 
-// readRegular reads a regular file of at most max bytes.
-func readRegular(path string, max int64) ([]byte, os.FileInfo, error) {
+// readRegularPortable reads a regular file of at most max bytes with the os
+// package: Lstat first, so a symlink, FIFO or device is refused unopened.
+func readRegularPortable(path string, max int64) ([]byte, os.FileInfo, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fi, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
-	}
-	if fi.Size() > max {
-		return nil, fi, fmt.Errorf("%s: %d bytes: %w of %d bytes", path, fi.Size(), ErrTooLarge, max)
+	if err := checkRegular(path, fi, max); err != nil {
+		return nil, fi, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fi, err
 	}
 	defer f.Close()
-	// Read through a limit, since the file may have grown since Lstat.
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	// Read into a buffer sized from Lstat, so a file costs one read call
+	// plus the one that sees EOF; the limit holds even if the file grew.
+	data, err := readAllSized(io.LimitReader(f, max+1), fi.Size())
 	if err != nil {
 		return nil, fi, err
 	}
@@ -48,6 +47,35 @@ func readRegular(path string, max int64) ([]byte, os.FileInfo, error) {
 		return nil, fi, fmt.Errorf("%s: %w of %d bytes", path, ErrTooLarge, max)
 	}
 	return data, fi, nil
+}
+
+// checkRegular refuses what is not a regular file of at most max bytes.
+func checkRegular(path string, fi os.FileInfo, max int64) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
+	}
+	if fi.Size() > max {
+		return fmt.Errorf("%s: %d bytes: %w of %d bytes", path, fi.Size(), ErrTooLarge, max)
+	}
+	return nil
+}
+
+// readAllSized is io.ReadAll starting from a buffer of size+1 bytes.
+func readAllSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // hashOf is the lowercase hex SHA-256 of b.

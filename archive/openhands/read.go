@@ -75,28 +75,35 @@ func (b *builder) keep(f SourceFile) { b.conv.Files = append(b.conv.Files, f) }
 // decode turns raw bytes into a candidate record, reporting why it cannot be
 // one. It does not check for duplicates; add does.
 func (b *builder) decode(file string, line int, offset, seq int64, raw []byte) (Record, bool) {
+	r, p := decodeRecord(file, line, offset, seq, raw)
+	if p != nil {
+		b.problem(*p)
+		return Record{}, false
+	}
+	return r, true
+}
+
+// decodeRecord is decode without side effects, so it can run on workers.
+func decodeRecord(file string, line int, offset, seq int64, raw []byte) (Record, *Problem) {
 	ev, err := DecodeEvent(raw)
-	p := Problem{File: file, Line: line, Offset: offset, Severity: SeverityWarning}
+	p := &Problem{File: file, Line: line, Offset: offset, Severity: SeverityWarning}
 	if err != nil {
 		p.Kind, p.Message = ProblemUnparseable, err.Error()
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			p.Offset = offset + se.Offset
 		}
-		b.problem(p)
-		return Record{}, false
+		return Record{}, p
 	}
 	if ev.Dialect == DialectV1 && ev.Kind == "" {
 		p.Kind, p.Message = ProblemMissingKind, "event has no kind (nor a V0 action/observation)"
-		b.problem(p)
-		return Record{}, false
+		return Record{}, p
 	}
 	if ev.ID == "" {
 		p.Kind, p.Message = ProblemMissingID, fmt.Sprintf("%s event has no id", ev.Kind)
-		b.problem(p)
-		return Record{}, false
+		return Record{}, p
 	}
-	return Record{File: file, Line: line, Offset: offset, Seq: seq, Raw: raw, Event: ev}, true
+	return Record{File: file, Line: line, Offset: offset, Seq: seq, Raw: raw, Event: ev}, nil
 }
 
 // add appends a record in final order, keeping the first of duplicate ids.

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 var (
@@ -65,15 +66,65 @@ func (b *builder) readState(dir, name string, role FileRole) {
 	}
 }
 
-// readEventFile reads one event file, keeps its bytes and returns its record.
-func (b *builder) readEventFile(dir string, f seqFile) (Record, bool) {
-	data, fi, err := readRegular(filepath.Join(dir, filepath.FromSlash(f.name)), b.max)
+// loaded is one event file read and decoded off the builder.
+type loaded struct {
+	file *SourceFile
+	rec  Record
+	prob *Problem
+}
+
+// loadEvent reads and decodes one event file without touching the builder.
+func loadEvent(dir string, f seqFile, max int64) loaded {
+	data, fi, err := readRegular(filepath.Join(dir, filepath.FromSlash(f.name)), max)
 	if err != nil {
-		b.problem(Problem{Kind: problemFromReadErr(err), Severity: SeverityWarning, File: f.name, Message: err.Error()})
+		return loaded{prob: &Problem{Kind: problemFromReadErr(err), Severity: SeverityWarning, File: f.name, Message: err.Error()}}
+	}
+	sf := sourceFile(f.name, RoleEvent, data, fi.ModTime())
+	rec, p := decodeRecord(f.name, 0, 0, f.seq, data)
+	return loaded{file: &sf, rec: rec, prob: p}
+}
+
+// loadWorkers is how many event files are read at once. Reading is mostly
+// waiting on open/read calls, so a few workers hide that latency.
+const loadWorkers = 4
+
+// loadAll loads files on a few workers, returning results in file order.
+func (b *builder) loadAll(ctx context.Context, dir string, files []seqFile) ([]loaded, error) {
+	out := make([]loaded, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(loadWorkers, len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = loadEvent(dir, files[i], b.max)
+			}
+		}()
+	}
+	var err error
+	for i := range files {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, err
+}
+
+// take records one loaded file: keeps its bytes, notes its problem and
+// returns its record when there is one.
+func (b *builder) take(l loaded) (Record, bool) {
+	if l.file != nil {
+		b.keep(*l.file)
+	}
+	if l.prob != nil {
+		b.problem(*l.prob)
 		return Record{}, false
 	}
-	b.keep(sourceFile(f.name, RoleEvent, data, fi.ModTime()))
-	return b.decode(f.name, 0, 0, f.seq, data)
+	return l.rec, true
 }
 
 // matchSeq matches an event file name; a nil re matches nothing.
@@ -94,17 +145,19 @@ func (b *builder) readSeqFiles(ctx context.Context, dir string, files []seqFile)
 	})
 	seqs := make([]int64, len(files))
 	names := make([]string, len(files))
+	var todo []seqFile
 	for i, f := range files {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
 		seqs[i], names[i] = f.seq, f.name
-		if b.known[f.name] {
-			continue
+		if !b.known[f.name] {
+			todo = append(todo, f)
 		}
-		if r, ok := b.readEventFile(dir, f); ok {
+	}
+	loads, err := b.loadAll(ctx, dir, todo)
+	if err != nil {
+		return err
+	}
+	for _, l := range loads {
+		if r, ok := b.take(l); ok {
 			b.add(r)
 		}
 	}
@@ -208,12 +261,8 @@ func (b *builder) readApp(ctx context.Context, u Unit) error {
 	if err != nil {
 		return b.dirError(err)
 	}
-	for i, e := range entries {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+	var todo []seqFile
+	for _, e := range entries {
 		if b.known[e.Name()] {
 			continue
 		}
@@ -221,7 +270,14 @@ func (b *builder) readApp(ctx context.Context, u Unit) error {
 			b.skip(e.Name(), "not an event file of this layout")
 			continue
 		}
-		if r, ok := b.readEventFile(u.Path, seqFile{seq: -1, name: e.Name()}); ok {
+		todo = append(todo, seqFile{seq: -1, name: e.Name()})
+	}
+	loads, err := b.loadAll(ctx, u.Path, todo)
+	if err != nil {
+		return err
+	}
+	for _, l := range loads {
+		if r, ok := b.take(l); ok {
 			b.pending = append(b.pending, r)
 		}
 	}
