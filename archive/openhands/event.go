@@ -24,6 +24,18 @@ type kindOnly struct {
 	Kind string `json:"kind"`
 }
 
+// headerV1 is header for the common V1 case, decoded in one pass: action
+// and observation are objects whose kind is read in place.
+type headerV1 struct {
+	ID          json.RawMessage `json:"id"`
+	Kind        string          `json:"kind"`
+	Timestamp   string          `json:"timestamp"`
+	Source      string          `json:"source"`
+	ParentID    string          `json:"parent_id"`
+	Action      *kindOnly       `json:"action"`
+	Observation *kindOnly       `json:"observation"`
+}
+
 // errNotObject is returned for JSON that is valid but not an object.
 var errNotObject = errors.New("event is not a JSON object")
 
@@ -37,6 +49,25 @@ func DecodeEvent(raw []byte) (Event, error) {
 			return Event{}, errNotObject
 		}
 	}
+	var fast headerV1
+	err := json.Unmarshal(raw, &fast)
+	if err == nil && fast.Kind != "" {
+		ev := Event{Dialect: DialectV1, ID: scalar(fast.ID), Kind: fast.Kind, Timestamp: fast.Timestamp, Source: fast.Source, ParentID: fast.ParentID}
+		if fast.Action != nil {
+			ev.Action = fast.Action.Kind
+		}
+		if fast.Observation != nil {
+			ev.Observation = fast.Observation.Kind
+		}
+		ev.Known = knownKinds[ev.Kind] && knownAction(ev.Action) && knownObservation(ev.Observation)
+		return ev, nil
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return Event{}, err
+	}
+	// V0 (action/observation are strings) or a V1 event of odd shape: the
+	// slower, field-by-field path.
 	var h header
 	if err := json.Unmarshal(raw, &h); err != nil {
 		return Event{}, err
