@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -132,6 +133,8 @@ func TestCorpus(t *testing.T) {
 			for i, r := range c.Records {
 				assert.Equal(t, i, r.Index)
 				assert.NotEmpty(t, r.Event.ID)
+				_, ok := openhands.ParseTime(r.Event.Timestamp, time.UTC)
+				assert.True(t, ok, "timestamp %q of %s", r.Event.Timestamp, r.File)
 			}
 
 			// Condensations: as many compactions as files/lines naming the kind.
@@ -147,6 +150,9 @@ func TestCorpus(t *testing.T) {
 				assert.NotEmpty(t, cp.Forgotten)
 				assert.NotEmpty(t, cp.Summary)
 			}
+
+			assertCorpusProjection(t, c, p)
+			assertCorpusMetadata(t, c)
 
 			// Re-export, then compare every original file but the skipped ones.
 			out := t.TempDir()
@@ -195,4 +201,75 @@ func assertSameTree(t *testing.T, u openhands.Unit, c *openhands.Conversation, o
 		return nil
 	}))
 	assert.Len(t, c.Files, n, "exported files are exactly the kept ones")
+}
+
+// kindCount counts top-level-looking "kind": "<k>" members in the kept
+// bytes: nested kinds (TerminalObservation, ...) never share these names.
+func kindCount(c *openhands.Conversation, k string) int {
+	re := regexp.MustCompile(`"kind":\s*"` + k + `"`)
+	n := 0
+	for _, f := range c.Files {
+		if f.Role == openhands.RoleEvent || f.Role == openhands.RoleContainer {
+			n += len(re.FindAll(f.Data, -1))
+		}
+	}
+	return n
+}
+
+// assertCorpusProjection checks the projection against counts taken from
+// the raw bytes, and that legacy names never leak through.
+func assertCorpusProjection(t *testing.T, c *openhands.Conversation, p openhands.Projection) {
+	t.Helper()
+	for _, tc := range p.ToolCalls {
+		assert.NotContains(t, []string{"execute_bash", "str_replace_editor"}, tc.Name)
+		assert.False(t, strings.HasPrefix(tc.ActionKind, "ExecuteBash") || strings.HasPrefix(tc.ActionKind, "StrReplaceEditor"), tc.ActionKind)
+		if tc.Result != nil {
+			assert.False(t, strings.HasPrefix(tc.Result.ObservationKind, "ExecuteBash") || strings.HasPrefix(tc.Result.ObservationKind, "StrReplaceEditor"))
+		}
+	}
+	if len(c.Records) == 0 || c.Records[0].Event.Dialect != openhands.DialectV1 {
+		return
+	}
+	assert.Equal(t, kindCount(c, "MessageEvent"), len(p.Messages), "messages")
+	assert.Equal(t, kindCount(c, "ActionEvent"), len(p.ToolCalls), "tool calls")
+	paired := 0
+	for _, tc := range p.ToolCalls {
+		if tc.Result != nil {
+			paired++
+		}
+	}
+	results := kindCount(c, "ObservationEvent") + kindCount(c, "AgentErrorEvent") + kindCount(c, "UserRejectObservation")
+	assert.Equal(t, results, paired+len(p.Orphans), "every result is paired or an orphan")
+	assert.Equal(t, kindCount(c, "ConversationStateUpdateEvent"), len(p.States), "states")
+}
+
+// assertCorpusMetadata checks metadata against the side files, decoded
+// here with a plain map.
+func assertCorpusMetadata(t *testing.T, c *openhands.Conversation) {
+	t.Helper()
+	side := func(name string) map[string]any {
+		f := c.File(name)
+		if f == nil {
+			return nil
+		}
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(f.Data, &m))
+		return m
+	}
+	if st := side("base_state.json"); st != nil {
+		assert.Equal(t, openhands.NormalizeID(st["id"].(string)), c.Meta.ConversationID)
+		llm := st["agent"].(map[string]any)["llm"].(map[string]any)
+		assert.Equal(t, llm["model"], c.Meta.Model)
+	}
+	if md := side("metadata.json"); md != nil {
+		assert.Equal(t, md["title"], c.Meta.Title)
+		assert.Equal(t, md["llm_model"], c.Meta.Model)
+		assert.InDelta(t, md["accumulated_cost"], c.Meta.Usage.Cost, 1e-12)
+	}
+	if m := side("meta.json"); m != nil {
+		assert.Equal(t, m["created_at"], c.Meta.CreatedAt)
+	}
+	if c.Meta.Title == "" {
+		assert.Zero(t, kindCount(c, "MessageEvent"), "a conversation with messages has a title")
+	}
 }

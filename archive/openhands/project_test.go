@@ -3,6 +3,7 @@ package openhands_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -124,4 +125,21 @@ func TestDecodeEvent(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ev.Known)
 	assert.True(t, strings.HasPrefix(ev.Action, "Quantum"))
+}
+
+func TestParseTime(t *testing.T) {
+	berlin := time.FixedZone("CEST", 2*3600)
+	for in, want := range map[string]time.Time{
+		"2026-02-18T19:10:19.447587":  time.Date(2026, 2, 18, 19, 10, 19, 447587000, berlin),
+		"2026-02-18T19:10:19":         time.Date(2026, 2, 18, 19, 10, 19, 0, berlin),
+		"2025-09-25T23:26:01.569031Z": time.Date(2025, 9, 25, 23, 26, 1, 569031000, time.UTC),
+		"2025-09-25T23:26:01+02:00":   time.Date(2025, 9, 25, 21, 26, 1, 0, time.UTC),
+		"2025-07-09 13:38:00.935002":  time.Date(2025, 7, 9, 13, 38, 0, 935002000, berlin),
+	} {
+		got, ok := openhands.ParseTime(in, berlin)
+		require.True(t, ok, in)
+		assert.True(t, want.Equal(got), "%s: got %v want %v", in, got, want)
+	}
+	_, ok := openhands.ParseTime("yesterday", time.UTC)
+	assert.False(t, ok)
 }
