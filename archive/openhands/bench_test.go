@@ -74,7 +74,7 @@ func BenchmarkRescanUnchanged(b *testing.B) {
 			b.Fatalf("discover: %v, %d units", err, len(units))
 		}
 		for _, u := range units {
-			changed, err := openhands.Changed(snaps[u.Path])
+			changed, err := openhands.Changed(ctx, snaps[u.Path])
 			if err != nil || changed {
 				b.Fatalf("%s changed=%v err=%v", u.Path, changed, err)
 			}

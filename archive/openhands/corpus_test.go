@@ -125,6 +125,9 @@ func TestCorpus(t *testing.T) {
 			c, err := openhands.Read(ctx, u)
 			require.NoError(t, err)
 			assert.Equal(t, openhands.VerdictOK, c.Verdict, "problems: %v", c.Problems)
+			if c.Meta.ConversationID != "" {
+				assert.Equal(t, c.Meta.ConversationID, u.SessionID, "the unit carries the conversation's own id")
+			}
 			want := expectedEvents(t, u)
 			assert.Equal(t, want, len(c.Records))
 			if want > 0 {

@@ -3,6 +3,7 @@ package openhands
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -102,7 +103,7 @@ func (d *discoverer) walk(dir string, depth int) error {
 		return nil
 	}
 	if layout, ok := classify(dir, entries); ok {
-		d.add(Unit{Path: dir, Layout: layout, SessionID: folderID(dir)})
+		d.add(Unit{Path: dir, Layout: layout, SessionID: sessionID(dir, layout)})
 		return nil
 	}
 	for _, e := range entries {
@@ -173,6 +174,35 @@ func folderID(dir string) string {
 		name = filepath.Base(filepath.Dir(dir))
 	}
 	return NormalizeID(name)
+}
+
+// sessionID is a folder conversation's id: the folder name when it is a
+// UUID, else the id its side file gives (fixtures and tests name folders
+// freely), else the folder name as is.
+func sessionID(dir string, l Layout) string {
+	id := folderID(dir)
+	if NormalizeID(id) != id || len(id) == 36 {
+		return id
+	}
+	side, key := "", ""
+	switch l {
+	case LayoutSDK:
+		side, key = baseStateFile, "id"
+	case LayoutV0Session:
+		side, key = metadataFile, "conversation_id"
+	default:
+		return id
+	}
+	data, _, err := readRegular(filepath.Join(dir, side), DefaultMaxFileSize)
+	if err != nil {
+		return id
+	}
+	var m map[string]json.RawMessage
+	var s string
+	if json.Unmarshal(data, &m) != nil || json.Unmarshal(m[key], &s) != nil || s == "" {
+		return id
+	}
+	return NormalizeID(s)
 }
 
 // file checks a single file for the single-file layouts.

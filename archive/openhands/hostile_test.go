@@ -148,10 +148,13 @@ func TestProblemLocations(t *testing.T) {
 	write("event-00001-bbbbbbbb.json", `{"id":"b","kind":"PauseEvent",,}`)
 	write("event-00003-cccccccc.json", `{"id":"c","kind":"PauseEvent"}`)
 	write("event-00004-dddddddd.json", `{"id":"a","kind":"PauseEvent"}`)
+	write("event-00005-eeeeeeee.json", `{"id":"e","timestamp":"2026-01-01T00:00:01"}`)
+	write("event-00006-ffffffff.json", `{"id":"f","kind":"ActionEvent","action":{"kind":"QuantumAction"}}`)
 	c, err := openhands.Read(context.Background(), openhands.Unit{Path: dir, Layout: openhands.LayoutCLITrajectory})
 	require.NoError(t, err)
 	assert.Equal(t, openhands.VerdictRecovered, c.Verdict)
-	assert.Equal(t, []string{"a", "c"}, []string{c.Records[0].Event.ID, c.Records[1].Event.ID})
+	require.Equal(t, 3, len(c.Records))
+	assert.Equal(t, []string{"a", "c", "f"}, []string{c.Records[0].Event.ID, c.Records[1].Event.ID, c.Records[2].Event.ID})
 	byKind := map[openhands.ProblemKind]openhands.Problem{}
 	for _, p := range c.Problems {
 		byKind[p.Kind] = p
@@ -160,7 +163,10 @@ func TestProblemLocations(t *testing.T) {
 	assert.Equal(t, int64(len(`{"id":"b","kind":"PauseEvent",,`)), byKind[openhands.ProblemUnparseable].Offset)
 	assert.Equal(t, "event-00003-cccccccc.json", byKind[openhands.ProblemGap].File)
 	assert.Equal(t, "event-00004-dddddddd.json", byKind[openhands.ProblemDuplicateID].File)
-	assert.Len(t, c.Files, 4, "damaged files are kept for export")
+	assert.Equal(t, "event-00005-eeeeeeee.json", byKind[openhands.ProblemMissingKind].File)
+	assert.Equal(t, openhands.SeverityNote, byKind[openhands.ProblemUnknownAction].Severity)
+	assert.Equal(t, "event-00006-ffffffff.json", byKind[openhands.ProblemUnknownAction].File)
+	assert.Len(t, c.Files, 6, "damaged files are kept for export")
 }
 
 func TestDefaultRoots(t *testing.T) {

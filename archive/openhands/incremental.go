@@ -61,7 +61,10 @@ func (s Snapshot) filePath(name string) string {
 // Changed reports, by stat and folder listing alone (no file is read),
 // whether the conversation may differ from snap: a file's size or mtime
 // moved, a file vanished, or a new event file appeared.
-func Changed(snap Snapshot) (bool, error) {
+func Changed(ctx context.Context, snap Snapshot) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	for _, f := range snap.Files {
 		fi, err := os.Lstat(snap.filePath(f.Name))
 		if err != nil || fi.Size() != f.Size || !fi.ModTime().Equal(f.ModTime) {
@@ -134,7 +137,7 @@ func ReadSince(ctx context.Context, snap Snapshot) (*Delta, error) {
 // single-file conversation) whose bytes changed is a rewrite: it is reported
 // in Rewritten and the whole conversation is read again.
 func (r *Reader) ReadSince(ctx context.Context, snap Snapshot) (*Delta, error) {
-	changed, err := Changed(snap)
+	changed, err := Changed(ctx, snap)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func TestReadSinceFolder(t *testing.T) {
 	snap := c.Snapshot()
 
 	t.Run("Unchanged", func(t *testing.T) {
-		changed, err := openhands.Changed(snap)
+		changed, err := openhands.Changed(ctx, snap)
 		require.NoError(t, err)
 		assert.False(t, changed)
 		d, err := openhands.ReadSince(ctx, snap)
@@ -56,7 +56,7 @@ func TestReadSinceFolder(t *testing.T) {
 	t.Run("NewFile", func(t *testing.T) {
 		name := fmt.Sprintf("event-%05d-%s.json", facts.Events, "0000aaaa-0000-4000-8000-000000000001")
 		require.NoError(t, os.WriteFile(filepath.Join(facts.Unit.Path, "events", name), []byte(messageJSON("0000aaaa-0000-4000-8000-000000000001")), 0o644))
-		changed, err := openhands.Changed(snap)
+		changed, err := openhands.Changed(ctx, snap)
 		require.NoError(t, err)
 		require.True(t, changed)
 		d, err := openhands.ReadSince(ctx, snap)

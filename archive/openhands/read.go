@@ -158,7 +158,8 @@ func (b *builder) flushByTime() {
 func (b *builder) checkGaps(seqs []int64, names []string) {
 	want := int64(0)
 	for i, s := range seqs {
-		if s > want {
+		// A gap before a file read earlier was reported then.
+		if s > want && !b.known[names[i]] {
 			b.problem(Problem{Kind: ProblemGap, Severity: SeverityWarning, File: names[i],
 				Message: fmt.Sprintf("sequence jumps from %d to %d; %d event(s) missing", want-1, s, s-want)})
 		}
