@@ -263,6 +263,9 @@ func assertCorpusMetadata(t *testing.T, c *openhands.Conversation) {
 		assert.Equal(t, openhands.NormalizeID(st["id"].(string)), c.Meta.ConversationID)
 		llm := st["agent"].(map[string]any)["llm"].(map[string]any)
 		assert.Equal(t, llm["model"], c.Meta.Model)
+		if cp, ok := st["confirmation_policy"].(map[string]any); ok {
+			assert.Equal(t, cp["kind"], c.Meta.ConfirmationPolicy)
+		}
 	}
 	if md := side("metadata.json"); md != nil {
 		assert.Equal(t, md["title"], c.Meta.Title)

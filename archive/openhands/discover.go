@@ -39,9 +39,9 @@ func DefaultRoots(home string, getenv func(string) string) []string {
 		// ~/.openhands holds conversations/ (CLI), agent-canvas/conversations,
 		// [<uid>/]v1_conversations (app B), v1/events (app A) and sessions (V0).
 		add(filepath.Join(home, ".openhands"))
-		// Exported conversation_<id>.zip files usually land in Downloads.
-		add(filepath.Join(home, "Downloads"))
 	}
+	// Exported conversation_<id>.zip files land wherever the browser saves
+	// them; scanning Downloads is the caller's choice, so it is not a default.
 	return dedupeRoots(roots)
 }
 

@@ -172,7 +172,7 @@ func TestProblemLocations(t *testing.T) {
 func TestDefaultRoots(t *testing.T) {
 	env := map[string]string{"OPENHANDS_CONVERSATIONS_DIR": "/srv/oh/convs", "OH_PERSISTENCE_DIR": "/home/u/.openhands/v1", "OH_CONVERSATIONS_PATH": "workspace/conversations"}
 	roots := openhands.DefaultRoots("/home/u", func(k string) string { return env[k] })
-	assert.Equal(t, []string{"/home/u/.openhands", "/home/u/Downloads", "/srv/oh/convs"}, roots,
+	assert.Equal(t, []string{"/home/u/.openhands", "/srv/oh/convs"}, roots,
 		"relative paths are dropped and roots inside another root folded in")
 }
 

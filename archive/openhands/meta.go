@@ -43,8 +43,11 @@ type Metadata struct {
 	CreatedAt string `json:"created_at,omitempty"`
 	UpdatedAt string `json:"updated_at,omitempty"`
 	// Status is the last execution status (agent_status in 2025 files).
-	Status string            `json:"status,omitempty"`
-	Tags   map[string]string `json:"tags,omitempty"`
+	Status string `json:"status,omitempty"`
+	// ConfirmationPolicy is the confirmation policy kind in base_state
+	// ("NeverConfirm", "AlwaysConfirm", "ConfirmRisky").
+	ConfirmationPolicy string            `json:"confirmation_policy,omitempty"`
+	Tags               map[string]string `json:"tags,omitempty"`
 	// ParentID is parent_conversation_id; ForkedFrom the conversation this
 	// one was forked from; LeafEventID the active branch head.
 	ParentID    string `json:"parent_id,omitempty"`
@@ -86,6 +89,7 @@ type sideJSON struct {
 	Agent                  *agentJSON      `json:"agent"`
 	Stats                  *statsJSON      `json:"stats"`
 	Metrics                *metricsJSON    `json:"metrics"`
+	ConfirmationPolicy     *kindOnly       `json:"confirmation_policy"`
 }
 
 type agentJSON struct {
@@ -201,6 +205,9 @@ func buildMetadata(c *Conversation) Metadata {
 	md.ParentID = NormalizeID(firstNonEmpty(meta.ParentConversationID, state.ParentConversationID))
 	md.ForkedFrom = NormalizeID(firstNonEmpty(meta.ForkedFromConversation, state.ForkedFromConversation))
 	md.LeafEventID = state.LeafEventID
+	if state.ConfirmationPolicy != nil {
+		md.ConfirmationPolicy = state.ConfirmationPolicy.Kind
+	}
 	md.Usage.max(state.Stats.sum())
 	if meta.Metrics != nil {
 		md.Usage.max(meta.Metrics.usage())

@@ -152,7 +152,9 @@ type Record struct {
 	File string `json:"file"`
 	// Line is the 1-based line in a JSONL file, 0 otherwise.
 	Line int `json:"line,omitempty"`
-	// Offset is the byte offset of Raw in File (for zips, in the entry).
+	// Offset is the byte offset of Raw in File; Raw spans [Offset,
+	// Offset+len(Raw)). For a zip entry, Raw is the whole decompressed entry
+	// and Offset is where the entry's (compressed) data starts in the zip.
 	Offset int64 `json:"offset"`
 	// Seq is the sequence number from the file name (SDK idx, V0 int name,
 	// zip entry number), or -1 when the layout has none.
