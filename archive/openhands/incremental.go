@@ -221,8 +221,8 @@ func (r *Reader) compare(snap Snapshot) (unchanged map[string]bool, rewritten []
 	return unchanged, rewritten
 }
 
-// tailIntact checks that the JSONL file still holds, just before the
-// cursor, the last line read.
+// tailIntact checks that the JSONL file still holds the last line read
+// where it was.
 func (r *Reader) tailIntact(snap Snapshot) bool {
 	c := snap.Cursor
 	f, fi, err := openRegular(snap.Unit.Path)
@@ -233,10 +233,10 @@ func (r *Reader) tailIntact(snap Snapshot) bool {
 	if fi.Size() < c.Offset {
 		return false
 	}
-	if c.Offset == 0 {
+	if c.TailEnd == 0 {
 		return true
 	}
-	buf := make([]byte, c.Offset-c.TailStart)
+	buf := make([]byte, c.TailEnd-c.TailStart)
 	if _, err := f.ReadAt(buf, c.TailStart); err != nil && err != io.EOF {
 		return false
 	}

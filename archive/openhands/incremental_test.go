@@ -167,6 +167,24 @@ func TestReadSinceJSONL(t *testing.T) {
 	assert.Equal(t, size(), d.Next.Cursor.Offset)
 	snap = d.Next
 
+	// A whole event without its newline is read; the newline that follows
+	// is no new line.
+	second := messageJSON("0000bbbb-0000-4000-8000-000000000003")
+	appendTo(second)
+	d, err = openhands.ReadSince(ctx, snap)
+	require.NoError(t, err)
+	require.Equal(t, 1, len(d.Conversation.Records))
+	assert.Equal(t, facts.Events+2, d.Conversation.Records[0].Line)
+	snap = d.Next
+	third := messageJSON("0000bbbb-0000-4000-8000-000000000004")
+	appendTo("\n" + third + "\n")
+	d, err = openhands.ReadSince(ctx, snap)
+	require.NoError(t, err)
+	require.Equal(t, 1, len(d.Conversation.Records))
+	assert.Equal(t, facts.Events+3, d.Conversation.Records[0].Line, "line numbers stay physical")
+	assert.Equal(t, third, string(d.Conversation.Records[0].Raw))
+	snap = d.Next
+
 	// Rewrite the last line read: same length, other bytes.
 	data, err := os.ReadFile(p)
 	require.NoError(t, err)

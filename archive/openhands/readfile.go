@@ -23,10 +23,14 @@ type Cursor struct {
 	Offset int64 `json:"offset"`
 	// Line is the number of complete lines read.
 	Line int `json:"line"`
-	// TailStart is the offset of the last complete line.
+	// TailStart and TailEnd bound the last line read, terminator included.
 	TailStart int64 `json:"tail_start"`
-	// TailHash is the SHA-256 of the bytes [TailStart, Offset).
+	TailEnd   int64 `json:"tail_end"`
+	// TailHash is the SHA-256 of the bytes [TailStart, TailEnd).
 	TailHash string `json:"tail_hash"`
+	// Unterminated is true when the last line read was a whole event
+	// without its newline yet; the newline, when it comes, is no new line.
+	Unterminated bool `json:"unterminated,omitempty"`
 }
 
 // readJSONL streams a JSONL file from the cursor from (zero: the start). Each
@@ -84,6 +88,14 @@ func (b *builder) readJSONL(ctx context.Context, u Unit, from Cursor) error {
 		}
 		complete := chunk[len(chunk)-1] == '\n'
 		body := bytes.TrimRight(chunk, "\r\n")
+		if cur.Unterminated && len(body) == 0 && complete {
+			// The newline of the event line the last read ended on.
+			cur.Offset, cur.Unterminated = start+int64(len(all)), false
+			continue
+		}
+		if !complete && len(bytes.TrimSpace(body)) == 0 {
+			break // trailing blanks: nothing to read yet
+		}
 		if !complete {
 			// An unterminated last line counts only if it is a whole event.
 			if !json.Valid(body) {
@@ -94,7 +106,8 @@ func (b *builder) readJSONL(ctx context.Context, u Unit, from Cursor) error {
 		}
 		line++
 		spans = append(spans, span{lineStart, lineStart + int64(len(body)), line})
-		cur = Cursor{Offset: start + int64(len(all)), Line: line, TailStart: start + lineStart, TailHash: hashOf(chunk)}
+		cur = Cursor{Offset: start + int64(len(all)), Line: line, TailStart: start + lineStart, TailEnd: start + int64(len(all)),
+			TailHash: hashOf(chunk), Unterminated: !complete}
 		if rerr == io.EOF {
 			break
 		}
