@@ -112,6 +112,17 @@ type full struct {
 	Code   string `json:"code"`
 	Detail string `json:"detail"`
 
+	// ACPToolCallEvent and HookExecutionEvent fields.
+	Title         string          `json:"title"`
+	Status        string          `json:"status"`
+	ToolKind      string          `json:"tool_kind"`
+	RawInput      json.RawMessage `json:"raw_input"`
+	RawOutput     json.RawMessage `json:"raw_output"`
+	IsError       bool            `json:"is_error"`
+	HookEventType string          `json:"hook_event_type"`
+	Blocked       bool            `json:"blocked"`
+	Reason        string          `json:"reason"`
+
 	// V0 fields.
 	Message          string          `json:"message"`
 	Args             json.RawMessage `json:"args"`

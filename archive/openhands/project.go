@@ -72,6 +72,15 @@ func (p *projector) v1(r Record, f *full) {
 			Summary: stringOf(f.Summary), SummaryOffset: f.SummaryOffset})
 	case "ConversationStateUpdateEvent":
 		p.state(r, f)
+	case "ACPToolCallEvent":
+		p.acpCall(r, f)
+	case "HookExecutionEvent":
+		if f.Blocked {
+			p.Approvals = append(p.Approvals, Approval{Ref: ref(r), Decision: ApprovalBlocked, ActionID: f.ActionID,
+				Reason: firstNonEmpty(f.Reason, f.HookEventType), By: "hook"})
+		} else {
+			p.Other = append(p.Other, Opaque{Ref: ref(r), Kind: r.Event.Kind, Known: r.Event.Known})
+		}
 	case "ConversationErrorEvent", "ServerErrorEvent":
 		p.Errors = append(p.Errors, ErrorItem{Ref: ref(r), Code: f.Code, Detail: f.Detail})
 	default:
@@ -163,6 +172,36 @@ func (p *projector) action(r Record, f *full) {
 	}
 	if f.SecurityRisk != "" && f.SecurityRisk != "UNKNOWN" {
 		p.Approvals = append(p.Approvals, Approval{Ref: ref(r), Decision: ApprovalRisk, ActionID: r.Event.ID, Risk: f.SecurityRisk})
+	}
+	p.addCall(call)
+}
+
+// acpCall projects a third-party (ACP) agent's tool call, which carries its
+// own input and output. A later event with the same tool call id is a status
+// update of that call: its output replaces the result.
+func (p *projector) acpCall(r Record, f *full) {
+	var res *ToolResult
+	if (len(f.RawOutput) > 0 && string(f.RawOutput) != "null") || f.Status == "completed" || f.Status == "failed" || f.IsError {
+		text := stringOf(f.RawOutput)
+		if text == "" && len(f.RawOutput) > 0 && string(f.RawOutput) != "null" {
+			text = string(f.RawOutput)
+		}
+		res = &ToolResult{Ref: ref(r), Kind: ResultObservation, ToolCallID: f.ToolCallID, Text: text,
+			IsError: f.IsError || f.Status == "failed"}
+		if res.IsError {
+			res.Kind = ResultError
+		}
+	}
+	if i, ok := p.byToolCall[f.ToolCallID]; ok && f.ToolCallID != "" && p.ToolCalls[i].ActionKind == "ACPToolCallEvent" {
+		if res != nil {
+			p.ToolCalls[i].Result = res
+		}
+		return
+	}
+	call := ToolCall{Ref: ref(r), ToolCallID: f.ToolCallID, Name: firstNonEmpty(f.ToolKind, f.Title), RawName: f.Title,
+		ActionKind: "ACPToolCallEvent", Result: res}
+	if len(f.RawInput) > 0 && string(f.RawInput) != "null" {
+		call.Arguments = f.RawInput
 	}
 	p.addCall(call)
 }

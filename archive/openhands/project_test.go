@@ -143,3 +143,27 @@ func TestParseTime(t *testing.T) {
 	_, ok := openhands.ParseTime("yesterday", time.UTC)
 	assert.False(t, ok)
 }
+
+func TestProjectACPAndHooks(t *testing.T) {
+	p := openhands.Project(records(t,
+		`{"id":"h1","source":"hook","hook_event_type":"PreToolUse","hook_command":"guard.sh","blocked":true,"reason":"no rm","action_id":"a0","success":true,"kind":"HookExecutionEvent"}`,
+		`{"id":"h2","source":"hook","hook_event_type":"SessionStart","hook_command":"hi.sh","blocked":false,"kind":"HookExecutionEvent"}`,
+		`{"id":"c1","source":"agent","tool_call_id":"acp-1","title":"Read file","tool_kind":"read","status":"in_progress","raw_input":{"path":"/x"},"kind":"ACPToolCallEvent"}`,
+		`{"id":"c2","source":"agent","tool_call_id":"acp-1","title":"Read file","tool_kind":"read","status":"completed","raw_output":"contents","kind":"ACPToolCallEvent"}`,
+		`{"id":"c3","source":"agent","tool_call_id":"acp-2","title":"Run","status":"failed","raw_output":{"code":1},"is_error":true,"kind":"ACPToolCallEvent"}`,
+	))
+	require.Len(t, p.Approvals, 1)
+	assert.Equal(t, openhands.ApprovalBlocked, p.Approvals[0].Decision)
+	assert.Equal(t, "no rm", p.Approvals[0].Reason)
+	require.Len(t, p.Other, 1)
+	require.Len(t, p.ToolCalls, 2, "a status update is the same call")
+	a, b := p.ToolCalls[0], p.ToolCalls[1]
+	assert.Equal(t, "read", a.Name)
+	assert.JSONEq(t, `{"path":"/x"}`, string(a.Arguments))
+	require.NotNil(t, a.Result)
+	assert.Equal(t, "contents", a.Result.Text)
+	assert.Equal(t, "c2", a.Result.EventID)
+	require.NotNil(t, b.Result)
+	assert.Equal(t, openhands.ResultError, b.Result.Kind)
+	assert.JSONEq(t, `{"code":1}`, b.Result.Text)
+}

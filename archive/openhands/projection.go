@@ -159,6 +159,8 @@ const (
 	ApprovalRisk ApprovalDecision = "risk"
 	// ApprovalPolicy: the confirmation policy changed.
 	ApprovalPolicy ApprovalDecision = "policy"
+	// ApprovalBlocked: a hook blocked an action or message.
+	ApprovalBlocked ApprovalDecision = "blocked"
 )
 
 // Approval is one fact of confirmation mode.
