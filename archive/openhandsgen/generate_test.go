@@ -15,10 +15,7 @@ import (
 	"github.com/logbook/logbook/archive/openhandsgen"
 )
 
-var layouts = []openhands.Layout{
-	openhands.LayoutSDK, openhands.LayoutCLITrajectory, openhands.LayoutAppA, openhands.LayoutAppB,
-	openhands.LayoutJSONL, openhands.LayoutZip, openhands.LayoutV0Session, openhands.LayoutV0Trajectory,
-}
+var layouts = openhandsgen.Layouts
 
 var malformations = []openhandsgen.Malformation{
 	openhandsgen.Gap, openhandsgen.Duplicate, openhandsgen.Unparseable, openhandsgen.UnknownKind,
@@ -186,4 +183,30 @@ func TestDeterministic(t *testing.T) {
 func TestNotApplicable(t *testing.T) {
 	_, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutAppB, Malformations: []openhandsgen.Malformation{openhandsgen.Gap}})
 	require.Error(t, err)
+}
+
+// TestTree mixes every layout under one root: Discover must find each
+// conversation once, with its layout and id, and nothing else.
+func TestTree(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	facts, err := openhandsgen.Tree(root, 500, 40)
+	require.NoError(t, err)
+	units, err := openhands.Discover(ctx, []string{root})
+	require.NoError(t, err)
+	want := map[string]openhands.Unit{}
+	for _, f := range facts {
+		want[f.Unit.Path] = f.Unit
+	}
+	got := map[string]openhands.Unit{}
+	for _, u := range units {
+		got[u.Path] = u
+	}
+	assert.Equal(t, want, got)
+	for _, f := range facts {
+		c, err := openhands.Read(ctx, f.Unit)
+		require.NoError(t, err)
+		assert.Equal(t, f.Verdict, c.Verdict, "%s: %v", f.Unit.Path, c.Problems)
+		assert.Equal(t, f.Events, len(c.Records), f.Unit.Path)
+	}
 }
