@@ -186,3 +186,31 @@ func TestNormalizeID(t *testing.T) {
 		assert.Equal(t, want, openhands.NormalizeID(in), in)
 	}
 }
+
+func TestCancelled(t *testing.T) {
+	facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 6, Turns: 20})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = openhands.Read(ctx, facts.Unit)
+	assert.ErrorIs(t, err, context.Canceled)
+	_, err = openhands.Discover(ctx, []string{filepath.Dir(facts.Unit.Path)})
+	assert.ErrorIs(t, err, context.Canceled)
+	_, err = openhands.Changed(ctx, openhands.Snapshot{Unit: facts.Unit})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.ErrorIs(t, openhands.Export(ctx, &openhands.Conversation{Files: []openhands.SourceFile{{Name: "a"}}}, t.TempDir()), context.Canceled)
+}
+
+func TestExportRefusesUnsafeNames(t *testing.T) {
+	for _, name := range []string{"../escape.json", "/abs.json", ".."} {
+		c := &openhands.Conversation{Files: []openhands.SourceFile{{Name: name, Data: []byte("x")}}}
+		assert.Error(t, openhands.Export(context.Background(), c, t.TempDir()), name)
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.json"), []byte("old"), 0o644))
+	c := &openhands.Conversation{Files: []openhands.SourceFile{{Name: "a.json", Data: []byte("new")}}}
+	assert.Error(t, openhands.Export(context.Background(), c, dir), "an existing file is never overwritten")
+	got, err := os.ReadFile(filepath.Join(dir, "a.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "old", string(got))
+}

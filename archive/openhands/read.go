@@ -9,7 +9,8 @@ import (
 )
 
 // Reader reads conversations. Its fields hold the limits; NewReader sets the
-// defaults.
+// defaults. A Reader holds no state between calls and is safe for
+// concurrent use.
 type Reader struct {
 	// MaxFileSize caps one file, JSONL line or zip entry, in bytes.
 	MaxFileSize int64
