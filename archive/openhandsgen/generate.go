@@ -89,8 +89,14 @@ func (g *gen) style() Style {
 // malform inserts one damaged extra per malformation, each after the first
 // two events and after any event it copies.
 func (g *gen) malform(entries []entry, style Style, v0 bool) []entry {
-	insert := func(e entry, after int) {
-		pos := after + 1 + g.r.IntN(len(entries)-after)
+	// insert puts e somewhere after entry after; with inside, never last,
+	// since a hole at the end of the numbering is no gap anyone can see.
+	insert := func(e entry, after int, inside bool) {
+		span := len(entries) - after
+		if inside {
+			span--
+		}
+		pos := after + 1 + g.r.IntN(span)
 		e.ev.ts = entries[pos-1].ev.ts
 		entries = append(entries[:pos], append([]entry{e}, entries[pos:]...)...)
 	}
@@ -101,17 +107,17 @@ func (g *gen) malform(entries []entry, style Style, v0 bool) []entry {
 	for _, m := range g.opt.Malformations {
 		switch m {
 		case Gap:
-			insert(entry{hole: true, ev: event{id: g.uuid()}}, 1)
+			insert(entry{hole: true, ev: event{id: g.uuid()}}, 1, true)
 		case Duplicate:
 			q := 1 + g.r.IntN(len(entries)-1)
 			for entries[q].hole || entries[q].ev.kind == "x" {
 				q--
 			}
-			insert(entries[q], q)
+			insert(entries[q], q, false)
 		case Unparseable:
 			e := fresh(obj{{"id", g.uuid()}, {"timestamp", ts}, {"source", "agent"}, {"kind", "MessageEvent"}})
 			e.data = e.data[:len(e.data)/2]
-			insert(e, 1)
+			insert(e, 1, false)
 		case UnknownKind:
 			o := obj{{"id", g.uuid()}, {"timestamp", ts}, {"source", "environment"}, {"detail", g.text(3)}, {"kind", "FutureEvent"}}
 			if v0 {
@@ -120,13 +126,13 @@ func (g *gen) malform(entries []entry, style Style, v0 bool) []entry {
 			e := fresh(o)
 			e.ev.id = fmt.Sprint(o.get("id"))
 			e.ev.kind = "FutureEvent"
-			insert(e, 1)
+			insert(e, 1, false)
 		case MissingID:
 			o := obj{{"timestamp", ts}, {"source", "user"}, {"llm_message", obj{{"role", "user"}, {"content", textBlocks("lost")}}}, {"kind", "MessageEvent"}}
 			if v0 {
 				o = obj{{"timestamp", ts}, {"source", "user"}, {"message", "lost"}, {"action", "message"}}
 			}
-			insert(fresh(o), 1)
+			insert(fresh(o), 1, false)
 		}
 	}
 	return entries

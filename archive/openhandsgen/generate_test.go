@@ -36,6 +36,7 @@ func cases() []openhandsgen.Options {
 		next(openhandsgen.Options{Layout: l})
 		next(openhandsgen.Options{Layout: l, Confirmation: true, Turns: 5})
 		next(openhandsgen.Options{Layout: l, Legacy: true, Wrapped: true})
+		next(openhandsgen.Options{Layout: l, Extras: true})
 		var all []openhandsgen.Malformation
 		for _, m := range malformations {
 			if openhandsgen.Applicable(l, m) {
@@ -83,6 +84,9 @@ func TestRoundTrip(t *testing.T) {
 
 			p := openhands.Project(c.Records)
 			assertFacts(t, facts, p)
+			if opt.Extras && !opt.Layout.SingleFile() || opt.Extras && opt.Layout == openhands.LayoutJSONL {
+				assertParentChain(t, c)
+			}
 
 			assert.Equal(t, facts.Title, c.Meta.Title)
 			assert.Equal(t, facts.Model, c.Meta.Model)
@@ -149,6 +153,7 @@ func assertFacts(t *testing.T, f openhandsgen.Facts, p openhands.Projection) {
 	assert.Equal(t, f.States, len(p.States), "states")
 	assert.Equal(t, f.Tasks, len(p.Tasks), "tasks")
 	assert.Equal(t, f.Other, len(p.Other), "other")
+	assert.Equal(t, f.ConversationErrors, len(p.Errors), "conversation errors")
 }
 
 // TestDeterministic checks that a seed gives the same bytes twice and
@@ -208,5 +213,27 @@ func TestTree(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, f.Verdict, c.Verdict, "%s: %v", f.Unit.Path, c.Problems)
 		assert.Equal(t, f.Events, len(c.Records), f.Unit.Path)
+	}
+}
+
+// assertParentChain checks that parent_id is kept and, in file order, names
+// the event before.
+func assertParentChain(t *testing.T, c *openhands.Conversation) {
+	t.Helper()
+	if len(c.Records) == 0 || c.Records[0].Event.Dialect != openhands.DialectV1 {
+		return
+	}
+	byID := map[string]int{}
+	for i, r := range c.Records {
+		byID[r.Event.ID] = i
+	}
+	for i, r := range c.Records[1:] {
+		if c.Unit.Layout == openhands.LayoutAppA || c.Unit.Layout == openhands.LayoutAppB {
+			// Ordered by time, so only check that the parent exists.
+			_, ok := byID[r.Event.ParentID]
+			assert.True(t, ok, "parent of %s", r.Event.ID)
+			continue
+		}
+		assert.Equal(t, c.Records[i].Event.ID, r.Event.ParentID)
 	}
 }

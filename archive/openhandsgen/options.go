@@ -72,6 +72,9 @@ type Options struct {
 	Wrapped bool
 	// Malformations to write; each must be Applicable to Layout.
 	Malformations []Malformation
+	// Extras adds parent_id to every V1 event and writes hook, ACP tool
+	// call, interrupt and conversation error events.
+	Extras bool
 	// PadOutput adds this many bytes of tool output per observation, to
 	// make large conversations for benchmarks.
 	PadOutput int
@@ -102,6 +105,8 @@ type Facts struct {
 	Approvals int
 	States    int
 	Tasks     int
+	// ConversationErrors counts conversation-level errors.
+	ConversationErrors int
 	// Other counts events that fit no other list (pauses, unknown kinds).
 	Other int
 

@@ -70,10 +70,37 @@ func (g *gen) add(kind, source string, fields obj) string {
 	id := g.uuid()
 	t, ts := g.tick()
 	o := obj{{"id", id}, {"timestamp", ts}, {"source", source}}
+	if g.opt.Extras && len(g.events) > 0 {
+		// SDK v1.31+ conversation trees: parent_id names the previous event.
+		o = o.with("parent_id", g.events[len(g.events)-1].id)
+	}
 	o = append(o, fields...)
 	o = o.with("kind", kind)
 	g.events = append(g.events, event{id: id, kind: kind, o: o, ts: t})
 	return id
+}
+
+// extras writes the kinds no real file showed (doc §6): a hook that blocked
+// an action, a hook that ran, an ACP tool call and its status update, an
+// interrupt and a conversation error.
+func (g *gen) extras() {
+	g.add("HookExecutionEvent", "hook", obj{{"hook_event_type", "PreToolUse"}, {"hook_command", "guard.sh"}, {"tool_name", "terminal"},
+		{"success", true}, {"blocked", true}, {"exit_code", 2}, {"stdout", ""}, {"stderr", "denied"}, {"reason", "blocked: " + g.text(2)}})
+	g.f.Approvals++
+	g.add("HookExecutionEvent", "hook", obj{{"hook_event_type", "SessionStart"}, {"hook_command", "hello.sh"},
+		{"success", true}, {"blocked", false}, {"exit_code", 0}, {"stdout", "hi"}, {"stderr", ""}})
+	g.f.Other++
+	tc := "acp-" + hex(g.uuid())[:12]
+	g.add("ACPToolCallEvent", "agent", obj{{"tool_call_id", tc}, {"title", "Read file"}, {"status", "in_progress"}, {"tool_kind", "read"},
+		{"raw_input", obj{{"path", "/workspace/a.go"}}}, {"is_error", false}})
+	g.add("ACPToolCallEvent", "agent", obj{{"tool_call_id", tc}, {"title", "Read file"}, {"status", "completed"}, {"tool_kind", "read"},
+		{"raw_output", g.text(4)}, {"is_error", false}})
+	g.f.ToolCalls++
+	g.f.Paired++
+	g.add("InterruptEvent", "user", nil)
+	g.f.Other++
+	g.add("ConversationErrorEvent", "environment", obj{{"code", "RuntimeError"}, {"detail", "boom: " + g.text(2)}})
+	g.f.ConversationErrors++
 }
 
 func textBlocks(text string) []any {
@@ -106,6 +133,9 @@ func (g *gen) v1() {
 		if g.nulls {
 			g.stats(turn)
 		}
+	}
+	if g.opt.Extras {
+		g.extras()
 	}
 	g.finish()
 }
