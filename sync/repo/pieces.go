@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"hash"
 	"io"
 	gosync "sync"
 	"time"
@@ -71,7 +72,10 @@ type PushStats struct {
 // half way and run again uploads only what is missing.
 func (r *Repo) Push(ctx context.Context, src io.ReaderAt, size int64, meta Entry, prev *Entry) (Entry, PushStats, error) {
 	var st PushStats
-	kept := r.keptPrefix(src, size, prev)
+	// whole hashes the session; keptPrefix feeds it the kept prefix, so
+	// the old bytes are read and hashed once.
+	whole := sha256.New()
+	kept := r.keptPrefix(src, size, prev, whole)
 	pieces := append([]Piece(nil), kept...)
 	start := int64(0)
 	if n := len(kept); n > 0 {
@@ -90,7 +94,6 @@ func (r *Repo) Push(ctx context.Context, src io.ReaderAt, size int64, meta Entry
 	for _, p := range kept {
 		keptSet[p] = true
 	}
-	whole := sha256.New()
 	var (
 		mu       gosync.Mutex
 		firstErr error
@@ -99,16 +102,16 @@ func (r *Repo) Push(ctx context.Context, src io.ReaderAt, size int64, meta Entry
 	sem := make(chan struct{}, max(1, r.Parallel))
 	for i := range pieces {
 		p := &pieces[i]
+		if keptSet[*p] {
+			st.Kept++
+			continue
+		}
 		buf := make([]byte, p.Len)
 		if _, err := src.ReadAt(buf, p.Off); err != nil {
 			wg.Wait()
 			return Entry{}, st, fmt.Errorf("push %s: read at %d: %w", meta.SessionID, p.Off, err)
 		}
 		whole.Write(buf)
-		if keptSet[*p] {
-			st.Kept++
-			continue
-		}
 		p.Hash = crypt.Sum(buf)
 		if ctx.Err() != nil {
 			break
@@ -158,8 +161,15 @@ func (r *Repo) Push(ctx context.Context, src io.ReaderAt, size int64, meta Entry
 	return e, st, nil
 }
 
-// keptPrefix returns prev's pieces if src still begins with them.
-func (r *Repo) keptPrefix(src io.ReaderAt, size int64, prev *Entry) []Piece {
+// keptPrefix returns prev's pieces if src still begins with them, having
+// written those bytes to whole; otherwise it returns nil and leaves whole
+// reset.
+func (r *Repo) keptPrefix(src io.ReaderAt, size int64, prev *Entry, whole hash.Hash) (kept []Piece) {
+	defer func() {
+		if kept == nil {
+			whole.Reset()
+		}
+	}()
 	if prev == nil || prev.Length > size || len(prev.Pieces) == 0 {
 		return nil
 	}
@@ -176,6 +186,7 @@ func (r *Repo) keptPrefix(src io.ReaderAt, size int64, prev *Entry) []Piece {
 		if _, err := src.ReadAt(b, p.Off); err != nil || crypt.Sum(b) != p.Hash {
 			return nil
 		}
+		whole.Write(b)
 		next += p.Len
 	}
 	if next != prev.Length {

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	gosync "sync"
 	"sync/atomic"
 	"testing"
@@ -68,11 +68,17 @@ func mustKey(t testing.TB) *crypt.Key {
 // logBytes makes n bytes that look like a JSONL session log.
 func logBytes(seed uint64, n int) []byte {
 	rng := rand.New(rand.NewPCG(seed, seed))
-	var b bytes.Buffer
-	for b.Len() < n {
-		fmt.Fprintf(&b, `{"type":"assistant","uuid":"%016x","text":"line %d %x"}`+"\n", rng.Uint64(), b.Len(), rng.Uint64())
+	b := make([]byte, 0, n+200)
+	for len(b) < n {
+		b = append(b, `{"type":"assistant","uuid":"`...)
+		b = strconv.AppendUint(b, rng.Uint64(), 16)
+		b = append(b, `","text":"line `...)
+		b = strconv.AppendInt(b, int64(len(b)), 10)
+		b = append(b, ' ')
+		b = strconv.AppendUint(b, rng.Uint64(), 36)
+		b = append(b, "\"}\n"...)
 	}
-	return b.Bytes()[:n]
+	return b[:n]
 }
 
 func push(t testing.TB, r *repo.Repo, data []byte, id string, prev *repo.Entry) (repo.Entry, repo.PushStats) {

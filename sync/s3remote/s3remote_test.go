@@ -4,44 +4,24 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	arcsync "github.com/logbook/logbook/sync"
 	"github.com/logbook/logbook/sync/remotetest"
 	"github.com/logbook/logbook/sync/s3remote"
+	"github.com/logbook/logbook/sync/s3remote/s3fake"
 )
 
-// newFake starts gofakes3 on a real loopback HTTP server and returns a
-// Remote on a fresh bucket in it.
-func newFake(t testing.TB, prefix string) *s3remote.Remote {
-	return newFakeTransport(t, prefix, nil)
-}
+func newFake(t testing.TB, prefix string) *s3remote.Remote { return s3fake.Start(t, prefix, nil) }
 
 func newFakeTransport(t testing.TB, prefix string, tr http.RoundTripper) *s3remote.Remote {
-	srv := httptest.NewServer(gofakes3.New(s3mem.New()).Server())
-	t.Cleanup(srv.Close)
-	r, err := s3remote.New(s3remote.Config{
-		Endpoint:  strings.TrimPrefix(srv.URL, "http://"),
-		Bucket:    "logbook",
-		Prefix:    prefix,
-		AccessKey: "test", SecretKey: "test-secret",
-		Region:    "us-east-1",
-		Insecure:  true,
-		PathStyle: true,
-		Transport: tr,
-	})
-	require.NoError(t, err)
-	require.NoError(t, r.EnsureBucket(context.Background()))
-	return r
+	return s3fake.Start(t, prefix, tr)
 }
 
 func TestConformance(t *testing.T) {
