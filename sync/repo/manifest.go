@@ -69,7 +69,7 @@ func (r *Repo) Commit(ctx context.Context, machine string, sessions []Entry) (Ma
 		return Manifest{}, fmt.Errorf("commit: %w", err)
 	}
 	// Piece hashes are hex in JSON; zstd wins back about half.
-	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
 	z := enc.EncodeAll(js, nil)
 	enc.Close()
 	m.Name = "manifests/" + r.machineTag(machine) + "/" + r.Key.Name(crypt.Sum(z))
@@ -126,7 +126,7 @@ func (r *Repo) readManifest(ctx context.Context, name string) (Manifest, error) 
 	if want := r.Key.Name(crypt.Sum(z)); !strings.HasSuffix(name, "/"+want) {
 		return Manifest{}, fmt.Errorf("%s: %w: content does not match name", name, crypt.ErrCorrupt)
 	}
-	dec, _ := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxObject))
+	dec, _ := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxObject), zstd.WithDecoderConcurrency(1))
 	defer dec.Close()
 	js, err := dec.DecodeAll(z, nil)
 	if err != nil {
