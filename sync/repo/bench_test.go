@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 

@@ -104,10 +104,13 @@ func (r *Repo) getSealed(ctx context.Context, name string, want *crypt.Hash, lis
 		return nil, 0, err
 	}
 	defer rc.Close()
-	ct, err := io.ReadAll(io.LimitReader(rc, maxObject+1))
-	if err != nil {
+	// Size the buffer for a whole piece plus age overhead up front;
+	// io.ReadAll would reallocate it a dozen times.
+	buf := bytes.NewBuffer(make([]byte, 0, r.PieceSize+r.PieceSize/4096+1024+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(rc, maxObject+1)); err != nil {
 		return nil, 0, fmt.Errorf("read %s: %w", name, err)
 	}
+	ct := buf.Bytes()
 	if len(ct) > maxObject {
 		return nil, 0, fmt.Errorf("%s: %w: larger than %d bytes", name, crypt.ErrCorrupt, maxObject)
 	}
