@@ -227,7 +227,7 @@ func (r *Remote) Put(ctx context.Context, name string, rd io.Reader, size int64)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	sr := &sizeReader{r: arcsync.ContextReader(ctx, rd), left: size}
+	sr := &sizeReader{r: arcsync.ContextReader(ctx, rd), size: size, left: size}
 	_, err := r.client.PutObject(ctx, r.bucket, r.prefix+name, sr, size, minio.PutObjectOptions{
 		ContentType: "application/octet-stream",
 		PartSize:    r.partSize,
@@ -255,9 +255,9 @@ func (r *Remote) Put(ctx context.Context, name string, rd io.Reader, size int64)
 // notices an over-long input before the last byte goes out, so the upload
 // fails instead of completing with a truncated object.
 type sizeReader struct {
-	r    io.Reader
-	left int64
-	err  error
+	r          io.Reader
+	size, left int64
+	err        error
 }
 
 func (s *sizeReader) Read(p []byte) (int, error) {
@@ -276,7 +276,7 @@ func (s *sizeReader) Read(p []byte) (int, error) {
 		var probe [1]byte
 		k, perr := io.ReadFull(s.r, probe[:])
 		if k > 0 {
-			s.err = fmt.Errorf("input longer than %d bytes: %w", s.left, arcsync.ErrSizeMismatch)
+			s.err = fmt.Errorf("input longer than %d bytes: %w", s.size, arcsync.ErrSizeMismatch)
 			return 0, s.err
 		}
 		if perr != io.EOF && perr != io.ErrUnexpectedEOF {
