@@ -7,5 +7,5 @@
 //
 //	import arcsync "github.com/logbook/logbook/sync"
 //
-// Reserved: no code lives here yet.
+// Remote, its implementations, encryption and manifests: see DESIGN.md.
 package sync
