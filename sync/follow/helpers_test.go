@@ -2,6 +2,7 @@ package follow_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -129,7 +130,7 @@ func (r *recorder) waitImported(t *testing.T, path string, within time.Duration)
 }
 
 // start runs a follower until the test ends.
-func start[R any](t *testing.T, o follow.Options[R]) *follow.Follower[R] {
+func start[R any](t testing.TB, o follow.Options[R]) *follow.Follower[R] {
 	t.Helper()
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -150,6 +151,11 @@ func start[R any](t *testing.T, o follow.Options[R]) *follow.Follower[R] {
 	return f
 }
 
+// quietLogger drops what a follower logs (a benchmark's output is its figures).
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
 // followOne follows a fresh root holding one session log, and waits until the
 // log is imported.
 func followOne(t *testing.T) (string, *recorder, *follow.Follower[rep]) {
@@ -163,7 +169,7 @@ func followOne(t *testing.T) (string, *recorder, *follow.Follower[rep]) {
 }
 
 // testWriter sends a logger's lines to the test's log.
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(b []byte) (int, error) {
 	w.t.Log(strings.TrimSuffix(string(b), "\n"))
