@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/dshgen"
 	"github.com/logbook/logbook/sync/follow"
@@ -83,15 +84,82 @@ func BenchmarkAppendLatency(b *testing.B) {
 				latencies = append(latencies, time.Since(began))
 			}
 			b.StopTimer()
-			slices.Sort(latencies)
-			q := func(p float64) float64 {
-				return float64(latencies[int(p*float64(len(latencies)-1))]) / float64(time.Millisecond)
-			}
-			b.ReportMetric(q(0.5), "p50-ms")
-			b.ReportMetric(q(0.95), "p95-ms")
-			b.ReportMetric(q(1), "max-ms")
+			reportLatencies(b, latencies)
 		})
 	}
+}
+
+// BenchmarkContinuousWriter measures the latency of a writer that appends one
+// line of a plain log every 20 ms and so never leaves the file quiet for the
+// debounce: MaxDelay bounds it. Each iteration is one line; its latency runs
+// from its append to the end of the first import that holds it.
+func BenchmarkContinuousWriter(b *testing.B) {
+	log := generateLines(b, b.N)
+	lines := log.Lines()
+	root := b.TempDir()
+	rel, err := log.RelPath(false)
+	require.NoError(b, err)
+	path := filepath.Join(root, rel)
+	require.NoError(b, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(b, os.WriteFile(path, append(slices.Clone(lines[0]), '\n'), 0o644))
+
+	type seen struct {
+		at      time.Time
+		records int64
+	}
+	imports := make(chan seen, b.N+16)
+	s := archivetest.MustOpen(b)
+	o, _ := archiveFollow(s, root)
+	o.Logger = quietLogger()
+	o.OnImport = func(batch follow.Batch[archive.FileReport]) {
+		for _, f := range batch.Files {
+			if f.Report.Path == path {
+				imports <- seen{time.Now(), f.Report.Records}
+			}
+		}
+	}
+	start(b, o)
+	<-imports // the header
+
+	appended := make([]time.Time, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		appended[i] = time.Now()
+		appendTo(b, path, string(lines[i+1])+"\n")
+		time.Sleep(20 * time.Millisecond)
+	}
+	var got []seen
+	for len(got) == 0 || got[len(got)-1].records < int64(b.N) {
+		select {
+		case x := <-imports:
+			got = append(got, x)
+		case <-time.After(10 * time.Second):
+			b.Fatalf("not every line imported after 10 s: %+v", got)
+		}
+	}
+	b.StopTimer()
+	latencies := make([]time.Duration, b.N)
+	for i := range b.N {
+		for _, x := range got {
+			if x.records > int64(i) {
+				latencies[i] = x.at.Sub(appended[i])
+				break
+			}
+		}
+	}
+	reportLatencies(b, latencies)
+	b.ReportMetric(float64(len(got)), "imports")
+}
+
+// reportLatencies reports the median, 95th percentile and worst of latencies.
+func reportLatencies(b *testing.B, latencies []time.Duration) {
+	slices.Sort(latencies)
+	q := func(p float64) float64 {
+		return float64(latencies[int(p*float64(len(latencies)-1))]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(q(0.5), "p50-ms")
+	b.ReportMetric(q(0.95), "p95-ms")
+	b.ReportMetric(q(1), "max-ms")
 }
 
 // generateLines generates a dsh log of at least n record lines, in frames of 4.
