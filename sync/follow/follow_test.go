@@ -2,6 +2,7 @@ package follow_test
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -161,6 +162,43 @@ func TestFollow(t *testing.T) {
 		r.waitImported(t, path, 2*time.Second)
 		appendTo(t, path, "line\n")
 		r.waitImported(t, path, 2*time.Second)
+	})
+
+	t.Run("LostEventsAreMadeUpByARescan", func(t *testing.T) {
+		// While the follower is held up, more events come than the kernel
+		// queues (fs.inotify.max_queued_events): the ones after are lost, the
+		// watcher says so, and a walk of the root finds what they were about.
+		queued := readNumber(t, "/proc/sys/fs/inotify/max_queued_events")
+		root := t.TempDir()
+		path := sessionFile(t, root, "proj", "s1", "header\n")
+		var r recorder
+		o := r.options(root)
+		var logged lockedBuffer
+		o.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+		held, release := make(chan struct{}), make(chan struct{})
+		record := o.OnImport
+		o.OnImport = func(b follow.Batch[rep]) {
+			record(b)
+			if held != nil {
+				close(held)
+				held = nil
+				<-release
+			}
+		}
+		start(t, o)
+		<-held
+		flood := filepath.Join(root, "proj") // a watched folder
+		for i := range queued + 6000 {       // the watcher's own buffer holds ~2,000 more
+			require.NoError(t, os.WriteFile(filepath.Join(flood, fmt.Sprint(i)), nil, 0o644))
+		}
+		appendTo(t, path, "line\n")
+		late := sessionFile(t, root, "proj", "s2", "header\n")
+		close(release)
+		r.waitImported(t, path, 5*time.Second)
+		r.waitImported(t, late, 5*time.Second)
+		appendTo(t, late, "line\n")
+		r.waitImported(t, late, 2*time.Second)
+		assert.Contains(t, logged.String(), "file events were lost", "the queue overflowed")
 	})
 
 	t.Run("FailedImportIsRetriedWithoutSpinning", func(t *testing.T) {
