@@ -7,5 +7,10 @@
 //
 //	import arcsync "github.com/logbook/logbook/sync"
 //
-// Reserved: no code lives here yet.
+// Subpackages:
+//
+//   - follow: follows the import roots while the app, serve or watch runs:
+//     fsnotify watches, debounced imports of what changed, a torn tail of a live
+//     file held as "still being written", and a slow rescan where watching is
+//     not possible.
 package sync

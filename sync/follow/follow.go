@@ -130,8 +130,8 @@ type Options[R any] struct {
 	NetworkFS func(dir string) (fsType string, network bool)
 }
 
-// Follower follows the roots of its Options. Create it with New and run it with
-// Run; Statuses and Writing may be called from any goroutine.
+// Follower follows the roots of its Options. Create it with New and call Run
+// once; Statuses and Writing may be called from any goroutine.
 type Follower[R any] struct {
 	opts Options[R]
 

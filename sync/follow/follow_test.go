@@ -187,8 +187,10 @@ func TestFollow(t *testing.T) {
 		}
 		start(t, o)
 		<-held
-		flood := filepath.Join(root, "proj") // a watched folder
-		for i := range queued + 6000 {       // the watcher's own buffer holds ~2,000 more
+		// Files created in a watched folder, past the kernel's queue and the
+		// ~2,000 events the watcher's own buffer holds.
+		flood := filepath.Join(root, "proj")
+		for i := range queued + 6000 {
 			require.NoError(t, os.WriteFile(filepath.Join(flood, fmt.Sprint(i)), nil, 0o644))
 		}
 		appendTo(t, path, "line\n")

@@ -291,8 +291,11 @@ func (l *loop[R]) setMode(r *root, m Mode, reason string) {
 	changed := r.mode != m || r.reason != reason
 	if changed {
 		r.since = l.o.Now()
-		if m != Watching {
-			l.o.Logger.Warn("root not watched", "root", r.path, "mode", m, "reason", reason)
+		switch m {
+		case Polling:
+			l.o.Logger.Warn("root polled, not watched", "root", r.path, "reason", reason, "every", l.o.Rescan)
+		case Missing: // an agent that is not installed here: nothing is wrong
+			l.o.Logger.Info("root missing", "root", r.path, "reason", reason, "every", l.o.Rescan)
 		}
 	}
 	r.mode, r.reason = m, reason
