@@ -93,18 +93,14 @@ func TestFollowArchive(t *testing.T) {
 			if tc.compressed {
 				data = log.Zstd()
 			}
-			root := t.TempDir()
-			rel, err := log.RelPath(tc.compressed)
-			require.NoError(t, err)
-			path := filepath.Join(root, rel)
-			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 			// The writer starts with the header (frame 0 alone, for zstd) in one
 			// write, as dsh does; everything after is cut at random.
 			head := len(log.Header()) + 1
 			if tc.compressed {
 				head = len(log.Frames()[0])
 			}
-			require.NoError(t, os.WriteFile(path, data[:head], 0o644))
+			root := t.TempDir()
+			path := writeLog(t, root, log, tc.compressed, data[:head])
 
 			s := archivetest.MustOpen(t)
 			o, batches := archiveFollow(s, root)
@@ -165,4 +161,43 @@ func assertSameArchive(t *testing.T, want, got *archive.Store, id string) {
 	gt, err := got.ToolCalls(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, wt, gt, "tool calls")
+}
+
+// TestFollowArchiveTornTail leaves a real log cut inside a line: the archive's
+// report of it (recovered, torn-tail) is "writing" at first, and "torn" once it
+// has stayed so for TornQuiet, when the confirming import finds it unchanged.
+func TestFollowArchiveTornTail(t *testing.T) {
+	log := dshgen.Generate(dshgen.Options{Seed: 15, Turns: 2})
+	data := log.JSONL()
+	root := t.TempDir()
+	cut := len(data) - len(log.Lines()[len(log.Lines())-1])/2 - 1
+	path := writeLog(t, root, log, false, data[:cut])
+
+	s := archivetest.MustOpen(t)
+	o, batches := archiveFollow(s, root)
+	o.TornQuiet = 300 * time.Millisecond
+	start(t, o)
+	require.Eventually(t, func() bool {
+		f, _ := batches.last(path)
+		return f.State == follow.Torn
+	}, 5*time.Second, 5*time.Millisecond)
+	files := batches.all()
+	require.Len(t, files, 2, "the import, then the check that found it unchanged")
+	assert.Equal(t, follow.Writing, files[0].State)
+	assert.Equal(t, "new", files[0].Report.Action)
+	assert.Equal(t, "unchanged", files[1].Report.Action)
+	assert.Equal(t, dsh.KindTornTail, files[1].Report.Error.Kind)
+	assert.EqualValues(t, len(log.Lines())-2, files[1].Report.Records, "every complete line is archived")
+}
+
+// writeLog writes the first bytes of a generated log where dsh keeps it under
+// root, and returns its path.
+func writeLog(tb testing.TB, root string, log *dshgen.Log, compressed bool, data []byte) string {
+	tb.Helper()
+	rel, err := log.RelPath(compressed)
+	require.NoError(tb, err)
+	path := filepath.Join(root, rel)
+	require.NoError(tb, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(tb, os.WriteFile(path, data, 0o644))
+	return path
 }

@@ -48,11 +48,7 @@ func BenchmarkAppendLatency(b *testing.B) {
 				}
 			}
 			root := b.TempDir()
-			rel, err := log.RelPath(tc.compressed)
-			require.NoError(b, err)
-			path := filepath.Join(root, rel)
-			require.NoError(b, os.MkdirAll(filepath.Dir(path), 0o755))
-			require.NoError(b, os.WriteFile(path, pieces[0], 0o644))
+			path := writeLog(b, root, log, tc.compressed, pieces[0])
 
 			s := archivetest.MustOpen(b)
 			o, batches := archiveFollow(s, root)
@@ -97,11 +93,7 @@ func BenchmarkContinuousWriter(b *testing.B) {
 	log := generateLines(b, b.N)
 	lines := log.Lines()
 	root := b.TempDir()
-	rel, err := log.RelPath(false)
-	require.NoError(b, err)
-	path := filepath.Join(root, rel)
-	require.NoError(b, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(b, os.WriteFile(path, append(slices.Clone(lines[0]), '\n'), 0o644))
+	path := writeLog(b, root, log, false, append(slices.Clone(lines[0]), '\n'))
 
 	type seen struct {
 		at      time.Time

@@ -158,14 +158,18 @@ func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-// followOne follows a fresh root holding one session log, and waits until the
-// log is imported.
-func followOne(t *testing.T) (string, *recorder, *follow.Follower[rep]) {
+// followOne follows a fresh root holding one session log, with options tuned
+// by tune, and waits until the log is imported.
+func followOne(t *testing.T, tune ...func(*follow.Options[rep])) (string, *recorder, *follow.Follower[rep]) {
 	t.Helper()
 	root := t.TempDir()
 	path := sessionFile(t, root, "proj", "s1", "header\n")
 	r := new(recorder)
-	f := start(t, r.options(root))
+	o := r.options(root)
+	for _, fn := range tune {
+		fn(&o)
+	}
+	f := start(t, o)
 	r.waitImported(t, path, 2*time.Second)
 	return path, r, f
 }
