@@ -271,6 +271,22 @@ func TestTornTail(t *testing.T) {
 	})
 }
 
+func TestTornTailCheckThatFailsIsRetried(t *testing.T) {
+	path, r, f := followOne(t)
+	appendTo(t, path, `{"half":`)
+	got := r.waitImported(t, path, time.Second)
+	require.Equal(t, follow.Writing, got.State)
+	r.mu.Lock()
+	r.fail = 1 // the check after TornQuiet
+	r.mu.Unlock()
+	require.Eventually(t, func() bool {
+		f, _ := r.last(path)
+		return f.State == follow.Torn
+	}, 3*time.Second, 5*time.Millisecond)
+	assert.Empty(t, f.Writing())
+	assert.Equal(t, 4, r.imports(path), "the header, the torn half, the failed check and its retry")
+}
+
 func TestIsDshLog(t *testing.T) {
 	for name, want := range map[string]bool{
 		"/a/b/session.jsonl":      true,

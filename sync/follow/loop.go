@@ -271,6 +271,7 @@ func (l *loop[R]) finish(res imported[R]) {
 				l.pending[p] = c
 			}
 			c.notBefore = now.Add(l.backoff)
+			c.confirm = c.confirm || res.confirm[p]
 		}
 	} else {
 		l.backoff = 0
@@ -291,9 +292,14 @@ func (l *loop[R]) judge(path string, r R, confirmed bool, now time.Time) State {
 		l.settle(path)
 		return Torn
 	}
-	if lf == nil {
+	switch {
+	case lf == nil:
 		l.live[path] = &liveFile{deadline: now.Add(l.o.TornQuiet)}
 		l.f.setWriting(path, true)
+	case lf.confirming:
+		// The check was not this import (it failed, and this is its retry
+		// without the flag): check again later rather than never.
+		lf.deadline, lf.confirming = now.Add(l.o.TornQuiet), false
 	}
 	return Writing
 }
