@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -177,13 +178,13 @@ func TestFollow(t *testing.T) {
 		o.Logger = slog.New(slog.NewTextHandler(&logged, nil))
 		held, release := make(chan struct{}), make(chan struct{})
 		record := o.OnImport
+		var first sync.Once
 		o.OnImport = func(b follow.Batch[rep]) {
 			record(b)
-			if held != nil {
+			first.Do(func() {
 				close(held)
-				held = nil
 				<-release
-			}
+			})
 		}
 		start(t, o)
 		<-held
