@@ -1,4 +1,4 @@
-// Package sync will hold the movement of data in and out of Logbook: watching
+// Package sync holds the movement of data in and out of Logbook: watching
 // agent session folders for new or changed logs, HTTP push from other
 // machines, and remotes (a folder, later S3) that the archive syncs to,
 // behind one small Remote interface with a shared conformance suite.
@@ -7,5 +7,15 @@
 //
 //	import arcsync "github.com/logbook/logbook/sync"
 //
-// Remote, its implementations, encryption and manifests: see DESIGN.md.
+// Subpackages:
+//
+//   - follow: follows the import roots while the app, serve or watch runs:
+//     fsnotify watches, debounced imports of what changed, a torn tail of a live
+//     file held as "still being written", and a slow rescan where watching is
+//     not possible.
+//
+//   - Remote (this package) and its implementations fsremote, s3remote and
+//     memremote, checked by remotetest; crypt (age encryption, opaque names);
+//     repo (content-addressed pieces, per-machine manifests, conflicts).
+//     The design is in DESIGN.md.
 package sync
