@@ -26,7 +26,8 @@ func (a *App) NewAPIKey(name string) (apikey.NewKey, error) {
 	if a.deps.APIKeys == nil {
 		return apikey.NewKey{}, invalid("this app has no data directory to keep API keys in")
 	}
-	k, err := a.deps.APIKeys.Create(strings.TrimSpace(name))
+	name = strings.TrimSpace(name)
+	k, err := a.deps.APIKeys.Create(name)
 	switch {
 	case errors.Is(err, apikey.ErrBadName):
 		return k, invalid("A key name is 1 to 64 letters, digits, '.', '_' or '-'.")

@@ -104,7 +104,7 @@ func TestAPIKeyMethods(t *testing.T) {
 	k, err := ta.NewAPIKey(" ci ")
 	require.NoError(t, err)
 	assert.Equal(t, "ci", k.Info.Name)
-	_, err = ta.NewAPIKey("ci")
+	_, err = ta.NewAPIKey(" ci")
 	assert.Equal(t, "A key named “ci” already exists: choose another name, or revoke that one first.", FormatError(err))
 	assert.Equal(t, http.StatusUnprocessableEntity, errorStatus(err))
 	_, err = ta.NewAPIKey("no spaces")
