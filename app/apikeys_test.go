@@ -3,8 +3,10 @@ package app
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,4 +123,35 @@ func TestAPIKeyMethods(t *testing.T) {
 	require.NoError(t, ta.RevokeAPIKey("ci"))
 	err = ta.RevokeAPIKey("ci")
 	assert.Contains(t, FormatError(err), "no API key named “ci”")
+}
+
+// TestMachineWrapper is machine as a later endpoint uses it: the handler runs only
+// for a valid key, and learns the key's name.
+func TestMachineWrapper(t *testing.T) {
+	ts := newTestServer(t)
+	k, err := ts.NewAPIKey("hook")
+	require.NoError(t, err)
+	var reached []string
+	h := ts.s.machine(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached = append(reached, APIKeyName(r.Context()))
+		writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	}))
+	for _, key := range []string{"", "lbk_nope", testToken} {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("POST", "/api/v1/webhooks/events/abc", strings.NewReader("[]"))
+		r.Header.Set("X-Logbook-Token", testToken)
+		if key != "" {
+			r.Header.Set("X-Session-API-Key", key)
+		}
+		h.ServeHTTP(w, r)
+		assert.Equal(t, http.StatusUnauthorized, w.Code, key)
+		assert.Equal(t, "close", w.Header().Get("Connection"), "a refused body is not read")
+	}
+	assert.Empty(t, reached, "no request without a valid key reaches the endpoint")
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest("POST", "/api/v1/webhooks/events/abc", strings.NewReader("[]"))
+	r.Header.Set("X-Session-API-Key", k.Key)
+	h.ServeHTTP(w, r)
+	assert.Equal(t, http.StatusOK, w.Code)
+	assert.Equal(t, []string{"hook"}, reached)
 }
