@@ -31,8 +31,18 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--addr: %w", err)}
 	}
-	if !isLoopback(host) && !*allowRemote {
-		return usageError{fmt.Errorf("--addr %s is reachable from other machines; use a loopback address (127.0.0.1), or add --allow-remote if you mean it", *addr)}
+	public := !isLoopback(host)
+	if public && !*allowRemote {
+		return usageError{fmt.Errorf("--addr %s is reachable from other machines; use a loopback address (127.0.0.1), or add --allow-remote if you mean it (it needs an API key: `logbook apikey new`)", *addr)}
+	}
+	haveKey, err := e.apiKeys().Any()
+	if err != nil {
+		return err
+	}
+	if public && !haveKey {
+		// Tools on other machines can only reach the machine endpoints with a key:
+		// a public listener without one is a mistake, and the fix is one command.
+		return fmt.Errorf("--addr %s with --allow-remote serves other machines, and they need an API key: make one first with `logbook apikey new --name NAME`, then start serve again", *addr)
 	}
 	// A read-only data directory has no room for the instance lock, and nothing can
 	// write it, so there is nothing to guard; what needs writing is switched off below.
@@ -72,7 +82,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	srv := app.NewServer(a, u.hub, app.ServerOptions{Addr: ln.Addr().String(), AllowRemote: *allowRemote, Logger: e.logger})
 	a.Startup(ctx)
 	defer a.Shutdown(context.Background())
-	if *allowRemote && !isLoopback(host) {
+	if !haveKey {
+		fmt.Fprintln(e.stderr, "logbook serve: no API key yet; tools and scripts reach the machine endpoints (/api/v1/…) with one in the X-Session-API-Key header: make one with `logbook apikey new --name NAME`, or in Settings in the UI")
+	}
+	if *allowRemote && public {
 		fmt.Fprintf(e.stderr, "WARNING: serving on %s, reachable from other machines; anyone with the link below can read the archive.\n", ln.Addr())
 	}
 	fmt.Fprintf(e.stdout, "Logbook UI: %s\n", srv.URL())

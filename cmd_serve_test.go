@@ -39,13 +39,21 @@ func (l *lockedBuffer) String() string {
 // the printed link, the output and a channel with the exit status.
 func startServe(t *testing.T, ctx context.Context, args ...string) (string, *lockedBuffer, <-chan int) {
 	t.Helper()
+	url, out, _, done := startServeIn(t, ctx, t.TempDir(), args...)
+	return url, out, done
+}
+
+// startServeIn is startServe on the data directory data; it returns standard
+// error too.
+func startServeIn(t *testing.T, ctx context.Context, data string, args ...string) (string, *lockedBuffer, *lockedBuffer, <-chan int) {
+	t.Helper()
 	// No real session root may be imported.
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("DSH_HOME", "")
 	var out, errOut lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, append([]string{"--data", t.TempDir(), "serve", "--addr", "127.0.0.1:0"}, args...), &out, &errOut)
+		done <- run(ctx, append([]string{"--data", data, "serve", "--addr", "127.0.0.1:0"}, args...), &out, &errOut)
 	}()
 	link := regexp.MustCompile(`Logbook UI: (http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]{43})\n`)
 	var url string
@@ -56,7 +64,7 @@ func startServe(t *testing.T, ctx context.Context, args ...string) (string, *loc
 		}
 		return m != nil
 	}, 30*time.Second, 10*time.Millisecond, "stdout: %s\nstderr: %s", &out, &errOut)
-	return url, &out, done
+	return url, &out, &errOut, done
 }
 
 // browser is an HTTP client like a browser tab of the UI: it keeps the token of

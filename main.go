@@ -57,6 +57,7 @@ var root = command{
 			summary: "fire scheduled prompts in the foreground until interrupted", run: cmdScheduler},
 		{name: "reindex",
 			summary: "rebuild the search index from the archive", run: cmdReindex},
+		apikeyCommand,
 		{name: "serve", args: "[--addr 127.0.0.1:8765] [--no-import] [--demo-if-empty] [--allow-remote]",
 			summary: "serve the UI to a browser (prints the link with its access token)", run: cmdServe},
 		{name: "window", args: "[--no-import] [--demo-if-empty]",

@@ -21,6 +21,7 @@ import (
 	"github.com/logbook/logbook/app"
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/index"
+	"github.com/logbook/logbook/internal/apikey"
 	"github.com/logbook/logbook/scheduler"
 )
 
@@ -98,6 +99,15 @@ func (e *env) lockPath() string { return filepath.Join(e.dataDir, lockFile) }
 // schedulerConfigPath is where the scheduler's configuration lives: a file in the
 // data directory, not the archive, because it says which programs may run.
 func (e *env) schedulerConfigPath() string { return filepath.Join(e.dataDir, "scheduler.json") }
+
+// apiKeys is the store of the API keys tools and scripts present to the
+// machine-to-machine endpoints: a file in the data directory, beside the archive,
+// so the CLI manages them while serve runs.
+func (e *env) apiKeys() *apikey.Store {
+	s := apikey.New(filepath.Join(e.dataDir, apikey.FileName))
+	s.Logger = e.logger
+	return s
+}
 
 // The archive.
 
@@ -352,7 +362,7 @@ func (e *env) openUI(ctx context.Context, o uiOptions, syncNow bool, who string)
 	u.hub = app.NewHub()
 	u.hub.Logger = e.logger
 	u.deps = app.Deps{Archive: u.archive, Index: u.index, Logger: e.logger, Version: version, DataDir: e.dataDir,
-		Roots: archive.DefaultRoots(), SelfTest: selfTestEnv(), Events: u.hub}
+		Roots: archive.DefaultRoots(), SelfTest: selfTestEnv(), Events: u.hub, APIKeys: e.apiKeys()}
 	if e.readOnly {
 		// Nothing can be imported or recorded: no start-up import, no demo, and no
 		// scheduler (a fire it could not record would fire again and again).

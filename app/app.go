@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/index"
+	"github.com/logbook/logbook/internal/apikey"
 	"github.com/logbook/logbook/scheduler"
 )
 
@@ -47,6 +49,9 @@ type Deps struct {
 	// DemoIfEmpty makes Startup create the demo archive (CreateDemo) when the archive
 	// is still empty once the start-up import, if any, is done.
 	DemoIfEmpty bool
+	// APIKeys are the keys tools and scripts present to the machine-to-machine
+	// endpoints (package apikey); New keeps them in DataDir/apikeys.json when nil.
+	APIKeys *apikey.Store
 	// WatchEvery is how often the app looks for changes other processes made to the
 	// archive (5 s when 0; negative turns the watch off).
 	WatchEvery time.Duration
@@ -84,6 +89,10 @@ func New(d Deps) *App {
 	}
 	if d.Events == nil {
 		d.Events = NewHub()
+	}
+	if d.APIKeys == nil && d.DataDir != "" {
+		d.APIKeys = apikey.New(filepath.Join(d.DataDir, apikey.FileName))
+		d.APIKeys.Logger = d.Logger
 	}
 	a := &App{deps: d, log: d.Logger.With("component", "app"), events: d.Events}
 	a.ctx, a.cancel = context.WithCancel(context.Background())

@@ -59,7 +59,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// host received: expire it.
 		http.SetCookie(w, &http.Cookie{Name: s.legacy, Value: "", Path: "/", MaxAge: -1})
 	}
-	if strings.HasPrefix(r.URL.Path, "/api/") {
+	if isMachinePath(r.URL.Path) {
+		// Tools and scripts: an API key, checked by the endpoint's machine wrapper
+		// (apikeys.go); the browser's token opens nothing here.
+	} else if strings.HasPrefix(r.URL.Path, "/api/") {
 		if !s.authorized(r) {
 			s.refuse(w, r, http.StatusUnauthorized, "Not signed in: open the link `logbook serve` printed (it carries the access token).")
 			return
@@ -79,16 +82,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (to close the body), and a client that stalls mid-body would hold the
 // connection, with no answer, until the body deadline.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	if r.ContentLength != 0 {
-		w.Header().Set("Connection", "close")
-		// The rest of the body is never wanted: end any read of it now.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
-	}
+	dropBody(w, r)
 	if strings.HasPrefix(r.URL.Path, "/api/") {
 		writeError(w, status, msg)
 		return
 	}
 	http.Error(w, msg, status)
+}
+
+// dropBody closes the connection of a refused request with a body once answered,
+// and ends any read of that body now (see refuse): it is never wanted.
+func dropBody(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	}
 }
 
 // crossSite reports whether a browser labelled r as coming from another site, or

@@ -149,6 +149,12 @@ func NewServer(a *App, hub *Hub, opts ServerOptions) *Server {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /api/events", s.serveEvents)
 	s.mux.HandleFunc("POST /api/{method}", s.serveCall)
+	// The machine-to-machine prefixes are reserved: their endpoints come later,
+	// each wrapped in machine, and until then a request with a valid key gets
+	// FastAPI's 404 and one without gets 401.
+	for _, pre := range machinePrefixes {
+		s.mux.Handle(pre, s.machine(http.HandlerFunc(reservedMachine)))
+	}
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		if rest := strings.TrimPrefix(r.URL.Path, "/api/"); rest != "" && !strings.Contains(rest, "/") {
 			w.Header().Set("Allow", "POST")

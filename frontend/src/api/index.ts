@@ -108,7 +108,7 @@ async function httpCall(method: MethodName, args: unknown[]): Promise<unknown> {
 // with words saying so, and the person checks before doing it again.
 const readOnly = new Set<MethodName>([
   'Info', 'Sessions', 'Session', 'Timeline', 'SessionState', 'Search', 'Approvals', 'Compactions', 'ImportStatus',
-  'FileProblems', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig',
+  'FileProblems', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys',
 ]);
 
 const GAVE_UP =
@@ -282,4 +282,7 @@ export const api = {
   setImportSettings: (s: ImportSettings) => run(() => App.SetImportSettings(arg(s))),
   schedulerConfig: () => run(() => App.SchedulerConfig()),
   setSchedulerConfig: (c: SchedulerConfig) => run(() => App.SetSchedulerConfig(arg(c))),
+  apiKeys: () => run(() => App.APIKeys()),
+  newAPIKey: (name: string) => run(() => App.NewAPIKey(name)),
+  revokeAPIKey: (name: string) => run(() => App.RevokeAPIKey(name)),
 };

@@ -4,7 +4,7 @@
 // still uses the old shape. What is written by hand here has no Go type to come from:
 // the payloads of live events (which bound methods do not return), and the closed sets
 // of values that Go keeps as plain strings (health, verdicts, schedule actions).
-import type { app, archive, dsh, index } from '../../wailsjs/go/models';
+import type { apikey, app, archive, dsh, index } from '../../wailsjs/go/models';
 
 // The generated models are classes (createFrom, convertValues), but the answers are
 // plain JSON objects: Wire<T> is T's data without the methods. Go's time.Time is `any`
@@ -67,6 +67,10 @@ export type ImportSettings = Wire<app.ImportSettings>;
 export type ScheduleItem = Wire<archive.ScheduleItem>;
 export type ScheduleFire = Wire<archive.ScheduleFire>;
 export type SchedulerConfig = Wire<app.SchedulerConfig>;
+/** An API key as listed: name, fingerprint, created, last used; never the key. */
+export type APIKeyInfo = Wire<apikey.Info>;
+/** A key just made: the only answer that carries the key itself. */
+export type NewAPIKey = Wire<apikey.NewKey>;
 
 // What they take: Go reads a missing field as its zero value.
 export type TimelineQuery = Partial<Wire<archive.TimelineQuery>>;
