@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/logbook/logbook/archive"
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/index"
 )
 
@@ -249,7 +248,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 func importExit(rep *archive.ImportReport, indexed bool) error {
 	for _, f := range rep.Files {
 		switch f.Verdict {
-		case dsh.VerdictOK, dsh.VerdictRecovered:
+		case archive.VerdictOK, archive.VerdictRecovered:
 		default:
 			return exitError(1)
 		}
@@ -279,7 +278,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 			return ctx.Err()
 		}
 		r := archive.CheckFile(f, *opts)
-		bad = bad || r.Verdict != dsh.VerdictOK
+		bad = bad || r.Verdict != archive.VerdictOK
 		reports = append(reports, r)
 	}
 	if *asJSON {

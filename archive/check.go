@@ -21,7 +21,7 @@ func CheckFile(path string, opts ImportOptions) FileReport {
 
 // checkReader is CheckFile on a file's bytes already open (size of them).
 func checkReader(path string, f io.Reader, size int64, compressed bool, opts ImportOptions) FileReport {
-	fr := FileReport{Path: path, LastSeq: -1, Action: "checked", Warnings: []dsh.Problem{}}
+	fr := FileReport{Path: path, LastSeq: -1, Action: "checked", Warnings: []Problem{}}
 	fail := func(err error) FileReport {
 		f := failedReport(path, err)
 		f.SessionID, f.Bytes = fr.SessionID, fr.Bytes
@@ -40,7 +40,7 @@ func checkReader(path string, f io.Reader, size int64, compressed bool, opts Imp
 		checker = dsh.NewChecker(h)
 	}
 	fold := dsh.NewScheduleFold()
-	var foldProblems, undecodable []dsh.Problem
+	var foldProblems, undecodable []Problem
 	for h != nil {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {

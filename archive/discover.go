@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-
-	"github.com/logbook/logbook/archive/dsh"
 )
 
 // V0 artifact names inside a dsh session folder.
@@ -58,7 +56,7 @@ type Discovered struct {
 	// a stable kind:
 	// not-regular-file for a named pipe, device or socket (named on the command line,
 	// or named like a session file inside a walked root), io-error otherwise.
-	Problems map[string]*dsh.Problem
+	Problems map[string]*Problem
 }
 
 // ErrNotRegular is matched (errors.Is) by every *NotRegularError.
@@ -132,7 +130,7 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 // Only regular files are taken (a symbolic link counts as what it points to): a
 // named pipe, device or socket is reported in Problems instead.
 func Discover(paths []string) Discovered {
-	d := Discovered{Problems: map[string]*dsh.Problem{}}
+	d := Discovered{Problems: map[string]*Problem{}}
 	seen := map[string]bool{}
 	add := func(p string) {
 		if !seen[p] {
@@ -140,8 +138,8 @@ func Discover(paths []string) Discovered {
 			d.Files = append(d.Files, p)
 		}
 	}
-	fail := func(p string, kind dsh.Kind, why string) {
-		d.Problems[p] = &dsh.Problem{Kind: kind, Offset: -1, Message: p + ": " + why}
+	fail := func(p string, kind Kind, why string) {
+		d.Problems[p] = &Problem{Kind: kind, Offset: -1, Message: p + ": " + why}
 	}
 	notRegular := func(p string, m fs.FileMode) {
 		fail(p, KindNotRegular, fmt.Sprintf("is %s, not a regular file; it was not read", fileKind(m)))
@@ -220,7 +218,7 @@ func (d Discovered) Reports() []FileReport {
 	for _, p := range paths {
 		pr := *d.Problems[p]
 		out = append(out, FileReport{Path: p, Verdict: VerdictFailed, Action: "failed", LastSeq: -1, Error: &pr,
-			Warnings: []dsh.Problem{}})
+			Warnings: []Problem{}})
 	}
 	return out
 }

@@ -12,7 +12,7 @@ import (
 // not read in full: the event is archived byte for byte and exported as written, but a
 // view may miss what the unreadable part held. The import report names the event
 // type, line and seq, and the field that had an unexpected shape.
-const KindUndecodableEvent dsh.Kind = "undecodable-event"
+const KindUndecodableEvent Kind = "undecodable-event"
 
 // decoder collects the first shape problem met while reading an event's data, so the
 // projection can read what it can and say what it could not.

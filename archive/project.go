@@ -373,16 +373,16 @@ var projectedTypes = map[string]bool{
 // what could be read is projected, and the problem (a KindUndecodableEvent warning
 // naming the line, seq and field) goes into the file's report; data that is not an
 // object at all gives nil data and the warning.
-func decodeAhead(rec *dsh.Record) (*eventData, *dsh.Problem) {
+func decodeAhead(rec *dsh.Record) (*eventData, *Problem) {
 	if rec.Packed != "" || !projectedTypes[rec.Events[0].Type] {
 		return nil, nil
 	}
 	ev := &rec.Events[0]
 	d := new(eventData)
 	ok, problem := decodeEventData(ev.Type, ev.Data, d)
-	var p *dsh.Problem
+	var p *Problem
 	if problem != "" {
-		p = &dsh.Problem{Kind: KindUndecodableEvent, Line: rec.Line, Offset: rec.Offset, Seq: ev.Seq,
+		p = &Problem{Kind: KindUndecodableEvent, Line: rec.Line, Offset: rec.Offset, Seq: ev.Seq,
 			Message: fmt.Sprintf("%s at seq %d: %s; the event is archived as written, but views may miss this part of it", ev.Type, ev.Seq, problem)}
 	}
 	if !ok {

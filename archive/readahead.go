@@ -19,8 +19,8 @@ type readItem struct {
 // writing goroutine the slower of the two.
 type ahead struct {
 	shadows []shadowPair
-	data    *eventData   // see decodeAhead
-	problem *dsh.Problem // what decodeAhead could not read
+	data    *eventData // see decodeAhead
+	problem *Problem   // what decodeAhead could not read
 }
 
 // readAheadBytes bounds the bytes a pipeline holds in records read ahead of the

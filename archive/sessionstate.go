@@ -31,10 +31,10 @@ type StateEntry struct {
 // force then (one entry per type that had been set, in stateTypes order), and the
 // session's own scheduled prompts as dsh's fold had them at that point.
 type SessionState struct {
-	SessionID string         `json:"session_id"`
-	Seq       int64          `json:"seq"`
-	Entries   []StateEntry   `json:"entries"`
-	Schedules []dsh.Schedule `json:"schedules"`
+	SessionID string       `json:"session_id"`
+	Seq       int64        `json:"seq"`
+	Entries   []StateEntry `json:"entries"`
+	Schedules []Schedule   `json:"schedules"`
 }
 
 // SessionState folds a session's state up to and including seq (a negative seq means
@@ -55,7 +55,7 @@ func (s *Store) SessionState(ctx context.Context, sessionID string, seq int64) (
 			return SessionState{}, err
 		}
 	}
-	st := SessionState{SessionID: sess.id, Seq: seq, Entries: []StateEntry{}, Schedules: []dsh.Schedule{}}
+	st := SessionState{SessionID: sess.id, Seq: seq, Entries: []StateEntry{}, Schedules: []Schedule{}}
 	type latest struct {
 		typ             string
 		seq, line, time int64
@@ -99,7 +99,7 @@ func (s *Store) SessionState(ctx context.Context, sessionID string, seq int64) (
 
 // foldSchedulesAt folds the session's own schedule/change events (from its seed
 // length on, as dsh does) up to seq.
-func foldSchedulesAt(ctx context.Context, tx *sql.Tx, sess timelineSession, seq int64) ([]dsh.Schedule, error) {
+func foldSchedulesAt(ctx context.Context, tx *sql.Tx, sess timelineSession, seq int64) ([]Schedule, error) {
 	var from int64
 	if sess.seedLength != nil {
 		from = *sess.seedLength
@@ -131,7 +131,7 @@ func foldSchedulesAt(ctx context.Context, tx *sql.Tx, sess timelineSession, seq 
 	}
 	out := fold.Schedules()
 	if out == nil {
-		out = []dsh.Schedule{}
+		out = []Schedule{}
 	}
 	return out, nil
 }

@@ -2,8 +2,6 @@ package archive
 
 import (
 	"time"
-
-	"github.com/logbook/logbook/archive/dsh"
 )
 
 // TimelineQuery pages a session's conversation by seq. With neither bound set the
@@ -102,20 +100,20 @@ type Relations struct {
 
 // FileStatus is the stored verdict on one session log file, for the import view.
 type FileStatus struct {
-	Path         string      `json:"path"`
-	SessionID    string      `json:"session_id"`
-	Verdict      dsh.Verdict `json:"verdict"`
-	ErrorKind    string      `json:"error_kind,omitempty"`
-	ErrorLine    int64       `json:"error_line,omitempty"`
-	ErrorOffset  int64       `json:"error_offset,omitempty"`
-	ErrorMessage string      `json:"error_message,omitempty"`
-	Warnings     int64       `json:"warnings"`
-	Records      int64       `json:"records"`
-	Events       int64       `json:"events"`
-	Size         int64       `json:"size"`
-	Compressed   bool        `json:"compressed"`
-	Gone         bool        `json:"gone"`
-	Duplicate    bool        `json:"duplicate"`
-	FirstSeen    time.Time   `json:"first_seen"`
-	LastImport   time.Time   `json:"last_import"`
+	Path         string    `json:"path"`
+	SessionID    string    `json:"session_id"`
+	Verdict      Verdict   `json:"verdict"`
+	ErrorKind    string    `json:"error_kind,omitempty"`
+	ErrorLine    int64     `json:"error_line,omitempty"`
+	ErrorOffset  int64     `json:"error_offset,omitempty"`
+	ErrorMessage string    `json:"error_message,omitempty"`
+	Warnings     int64     `json:"warnings"`
+	Records      int64     `json:"records"`
+	Events       int64     `json:"events"`
+	Size         int64     `json:"size"`
+	Compressed   bool      `json:"compressed"`
+	Gone         bool      `json:"gone"`
+	Duplicate    bool      `json:"duplicate"`
+	FirstSeen    time.Time `json:"first_seen"`
+	LastImport   time.Time `json:"last_import"`
 }

@@ -65,7 +65,7 @@ export interface Marker { label: string; detail?: string; todos?: TodoItem[]; st
 /** The latest event of one state type at or before the asked seq. */
 export interface StateEntry { type: string; seq: number; time: number; marker: Marker }
 
-/** A schedule as dsh's fold has it (archive/dsh.Schedule). */
+/** A schedule as dsh's fold has it (archive/format.Schedule). */
 export interface FoldedSchedule {
   id: string; kind: 'at' | 'after' | 'every'; prompt: string; afterSeconds?: number; everySeconds?: number;
   scheduledAt: string; createdSeq: number; createdAt: number; status: 'active' | 'deleted' | 'completed';

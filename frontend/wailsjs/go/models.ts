@@ -166,7 +166,7 @@ export namespace app {
 	    session: archive.Session;
 	    relations: archive.Relations;
 	    files: archive.FileStatus[];
-	    problems: dsh.Problem[];
+	    problems: format.Problem[];
 	
 	    static createFrom(source: any = {}) {
 	        return new SessionDetail(source);
@@ -177,7 +177,7 @@ export namespace app {
 	        this.session = this.convertValues(source["session"], archive.Session);
 	        this.relations = this.convertValues(source["relations"], archive.Relations);
 	        this.files = this.convertValues(source["files"], archive.FileStatus);
-	        this.problems = this.convertValues(source["problems"], dsh.Problem);
+	        this.problems = this.convertValues(source["problems"], format.Problem);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -859,7 +859,7 @@ export namespace archive {
 	    session_id: string;
 	    seq: number;
 	    entries: StateEntry[];
-	    schedules: dsh.Schedule[];
+	    schedules: format.Schedule[];
 	
 	    static createFrom(source: any = {}) {
 	        return new SessionState(source);
@@ -870,7 +870,7 @@ export namespace archive {
 	        this.session_id = source["session_id"];
 	        this.seq = source["seq"];
 	        this.entries = this.convertValues(source["entries"], StateEntry);
-	        this.schedules = this.convertValues(source["schedules"], dsh.Schedule);
+	        this.schedules = this.convertValues(source["schedules"], format.Schedule);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1098,7 +1098,7 @@ export namespace archive {
 
 }
 
-export namespace dsh {
+export namespace format {
 	
 	export class Problem {
 	    kind: string;

@@ -1,0 +1,32 @@
+package archive
+
+import "github.com/logbook/logbook/archive/format"
+
+// The types a log format produces and the UI sees, named here so that callers of
+// the archive need not know where the seam between the store and its formats lies
+// (archive/format). They are aliases: a value of one is a value of the other.
+type (
+	// Verdict is the outcome of reading one session source.
+	Verdict = format.Verdict
+	// Kind is a stable slug naming a class of problem.
+	Kind = format.Kind
+	// Problem is one finding about a session source, with its location.
+	Problem = format.Problem
+	// Schedule is one of a session's own scheduled prompts, as its log has it.
+	Schedule = format.Schedule
+)
+
+// Verdicts, from best to worst (VerdictFailed, a fault of the run, is the store's).
+const (
+	VerdictOK          = format.VerdictOK
+	VerdictRecovered   = format.VerdictRecovered
+	VerdictCorrupt     = format.VerdictCorrupt
+	VerdictUnsupported = format.VerdictUnsupported
+)
+
+// Schedule statuses, as stored in Schedule.Status.
+const (
+	ScheduleActive    = format.ScheduleActive
+	ScheduleDeleted   = format.ScheduleDeleted
+	ScheduleCompleted = format.ScheduleCompleted
+)
