@@ -68,7 +68,7 @@ func checkReader(path string, f io.Reader, size int64, compressed bool, opts Imp
 	fr.Records, fr.LogicalEvents, fr.LastSeq = res.Records, res.Events, res.LastSeq
 	fr.Warnings = append(fr.Warnings, res.Warnings...)
 	if h != nil {
-		fr.Warnings = append(fr.Warnings, identityWarnings(path, h)...)
+		fr.Warnings = append(fr.Warnings, dsh.IdentityWarnings(path, h)...)
 		fr.Warnings = append(fr.Warnings, checker.Finish()...)
 		fr.Warnings = append(fr.Warnings, undecodable...)
 		fr.Warnings = append(fr.Warnings, foldProblems...)

@@ -1,6 +1,16 @@
 package archive
 
-import "github.com/logbook/logbook/archive/format"
+import (
+	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
+)
+
+// formats are the log formats the archive reads, in the order a walked entry is
+// offered to them. This is the one place formats are named: a second format plugs in
+// by implementing format.Format and being added here.
+func formats() []format.Format {
+	return []format.Format{dsh.Format{}}
+}
 
 // The types a log format produces and the UI sees, named here so that callers of
 // the archive need not know where the seam between the store and its formats lies

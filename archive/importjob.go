@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/logbook/logbook/archive/dsh"
@@ -417,30 +416,8 @@ func (j *importJob) verifyStored(ctx context.Context, tx *sql.Tx, rec *dsh.Recor
 }
 
 // identityWarnings compares the folder names dsh derives from the header with the
-// file's location, when the file sits in a dsh-shaped root.
-func (j *importJob) identityWarnings() []Problem { return identityWarnings(j.path, j.header) }
-
-func identityWarnings(path string, h *dsh.Header) []Problem {
-	dir := filepath.Dir(path)
-	project := filepath.Base(filepath.Dir(dir))
-	if !(len(project) > 4 && project[:2] == "--") && project != dsh.NoCwdDir {
-		return nil
-	}
-	var out []Problem
-	if seg, err := dsh.EncodeSegment(h.ID); err == nil && seg != filepath.Base(dir) {
-		out = append(out, Problem{Kind: dsh.KindIdentityMismatch, Line: 1, Offset: 0,
-			Message: fmt.Sprintf("header id %q belongs in folder %q, but the file is in %q", h.ID, seg, filepath.Base(dir))})
-	}
-	want := dsh.NoCwdDir
-	if h.HasCwd {
-		want = dsh.ProjectKey(h.Cwd)
-	}
-	if want != project {
-		out = append(out, Problem{Kind: dsh.KindIdentityMismatch, Line: 1, Offset: 0,
-			Message: fmt.Sprintf("header cwd %q belongs in project folder %q, but the file is in %q", h.Cwd, want, project)})
-	}
-	return out
-}
+// file's location.
+func (j *importJob) identityWarnings() []Problem { return dsh.IdentityWarnings(j.path, j.header) }
 
 // Names of the statements that fold schedules and save a session's totals, among
 // the store's prepared statements.

@@ -4,3 +4,26 @@
 // nothing of this module, so a format package (archive/dsh, archive/openhands) and the
 // store (archive) can both import it without a cycle.
 package format
+
+import "io/fs"
+
+// Format reads the session logs of one agent. The store (archive) owns this
+// interface and keeps all SQL; a format package implements it and is added to the
+// archive's list of formats (archive/format.go), which is the only place formats are
+// named.
+//
+// A session source is the unit the archive imports and watches for change: one file
+// (a dsh session.jsonl) or one folder of files (an OpenHands conversation, one file
+// per event). A format says which entries of a walked folder are its sources; the
+// walk does not enter a folder that is a source.
+type Format interface {
+	// Name is the format's stable slug, e.g. "dsh".
+	Name() string
+	// Roots are the folders the format's agent writes sessions to on this machine,
+	// whether or not they exist; the archive keeps the ones that do.
+	Roots() []string
+	// IsSource reports whether an entry met while walking a folder (a symbolic link
+	// already resolved in e's type only when the walk followed it) is a session
+	// source of this format.
+	IsSource(path string, e fs.DirEntry) bool
+}

@@ -1,0 +1,45 @@
+package dsh
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/logbook/logbook/archive/format"
+)
+
+// V0 artifact names inside a dsh session folder.
+const (
+	plainName      = "session.jsonl"
+	compressedName = "session.jsonl.zstd"
+)
+
+// Format is dsh V0 as an archive format (format.Format): a session source is one
+// session.jsonl or session.jsonl.zstd file, under
+// <root>/<project key>/<session id>/.
+type Format struct{}
+
+var _ format.Format = Format{}
+
+// Name is "dsh".
+func (Format) Name() string { return "dsh" }
+
+// Roots are $DSH_HOME/sessions (a blank DSH_HOME counts as unset) and
+// ~/.dsh/sessions.
+func (Format) Roots() []string {
+	var roots []string
+	if h := strings.TrimSpace(os.Getenv("DSH_HOME")); h != "" {
+		roots = append(roots, filepath.Join(h, "sessions"))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		roots = append(roots, filepath.Join(home, ".dsh", "sessions"))
+	}
+	return roots
+}
+
+// IsSource reports whether e is a V0 session file. Later formats (session.vN.jsonl*)
+// and other files in a session folder are not V0 and are skipped.
+func (Format) IsSource(_ string, e fs.DirEntry) bool {
+	return !e.IsDir() && (e.Name() == plainName || e.Name() == compressedName)
+}
