@@ -12,6 +12,10 @@ func formats() []format.Format {
 	return []format.Format{dsh.Format{}}
 }
 
+// formatOf is the format of an archived session. Every session is dsh's until a
+// second format's sessions are imported; the sessions table then records which.
+func formatOf(timelineSession) format.Format { return dsh.Format{} }
+
 // The types a log format produces and the UI sees, named here so that callers of
 // the archive need not know where the seam between the store and its formats lies
 // (archive/format). They are aliases: a value of one is a value of the other.
@@ -24,6 +28,12 @@ type (
 	Problem = format.Problem
 	// Schedule is one of a session's own scheduled prompts, as its log has it.
 	Schedule = format.Schedule
+	// Marker describes a quiet state change in a conversation.
+	Marker = format.Marker
+	// MarkerField is one labelled value of a marker, shown in its details.
+	MarkerField = format.MarkerField
+	// TodoItem is one entry of a todo list.
+	TodoItem = format.TodoItem
 )
 
 // Verdicts, from best to worst (VerdictFailed, a fault of the run, is the store's).

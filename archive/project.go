@@ -301,14 +301,8 @@ type (
 		CallID       string `json:"callId"`
 		CompactionID string `json:"compactionId"`
 	}
-	contentBlock struct {
-		Type       string         `json:"type"`
-		Text       string         `json:"text"`
-		ToolCallID string         `json:"toolCallId"`
-		Content    []contentBlock `json:"content"`
-		IsError    bool           `json:"isError"`
-	}
-	message struct {
+	contentBlock = dsh.ContentBlock
+	message      struct {
 		ID      string         `json:"id"`
 		Role    string         `json:"role"`
 		Content []contentBlock `json:"content"`
@@ -410,7 +404,7 @@ func (p *projector) event(ev *dsh.Event, turn, step any, d *eventData) error {
 		}
 		p.st.Messages++
 		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "user", kind, m.Source.Kind, nullStr(m.Source.Plugin),
-			nullStr(m.ID), p.pack(blockText(m.Content, "text")), "", nil, nil, 0, nil)
+			nullStr(m.ID), p.pack(dsh.BlockText(m.Content, "text")), "", nil, nil, 0, nil)
 	case "assistant/message":
 		if d.Message == nil {
 			return nil
@@ -425,7 +419,7 @@ func (p *projector) event(ev *dsh.Event, turn, step any, d *eventData) error {
 		p.addModel(m.Source.Provider, m.Source.Model)
 		p.st.Messages++
 		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "assistant", "assistant", m.Source.Kind, nil,
-			nullStr(m.ID), p.pack(blockText(m.Content, "text")), p.pack(blockText(m.Content, "reasoning")),
+			nullStr(m.ID), p.pack(dsh.BlockText(m.Content, "text")), p.pack(dsh.BlockText(m.Content, "reasoning")),
 			nullStr(m.Source.Provider), nullStr(m.Source.Model), boolInt(d.Interrupted), nil)
 	case "tool/call":
 		p.st.ToolCalls++
@@ -443,7 +437,7 @@ func (p *projector) event(ev *dsh.Event, turn, step any, d *eventData) error {
 				if callID == "" {
 					callID = b.ToolCallID
 				}
-				output.WriteString(blockText(b.Content, "text"))
+				output.WriteString(dsh.BlockText(b.Content, "text"))
 				isError = isError || b.IsError
 			}
 		}
@@ -484,7 +478,7 @@ func (p *projector) event(ev *dsh.Event, turn, step any, d *eventData) error {
 			start, end = d.ShadowedRange.Start, d.ShadowedRange.End
 		}
 		p.addModel(d.Provider, d.Model)
-		return p.exec("compactionSummary", p.pk, d.CompactionID, "compaction", ev.Seq, blockText(d.Summary, "text"),
+		return p.exec("compactionSummary", p.pk, d.CompactionID, "compaction", ev.Seq, dsh.BlockText(d.Summary, "text"),
 			start, end, string(seqs), d.ShadowedTokens, nullStr(d.Provider), nullStr(d.Model), "open")
 	case "compaction/prune":
 		seqs, _ := json.Marshal(orEmpty(d.ShadowedSeqs))
@@ -497,7 +491,7 @@ func (p *projector) event(ev *dsh.Event, turn, step any, d *eventData) error {
 	case "compaction/end":
 		status, errText := "ok", any(nil)
 		if len(d.Error) > 0 && string(d.Error) != "null" {
-			status, errText = "failed", errorText(d.Error)
+			status, errText = "failed", dsh.ErrorText(d.Error)
 		}
 		return p.exec("compactionEnd", p.pk, d.CompactionID, turn, ev.Seq, ev.Time, errText, status)
 	case "session/title":
@@ -542,39 +536,6 @@ func (p *projector) pack(text string) any {
 		return text
 	}
 	return s2.Encode(nil, []byte(text))
-}
-
-// blockText joins the text of content blocks of one type.
-func blockText(blocks []contentBlock, typ string) string {
-	var b strings.Builder
-	for _, c := range blocks {
-		if c.Type == typ && c.Text != "" {
-			if b.Len() > 0 {
-				b.WriteString("\n\n")
-			}
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
-}
-
-// errorText renders an error value (a string or an object with a message) for people.
-func errorText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var e struct {
-		Message string `json:"message"`
-		Code    any    `json:"code"`
-	}
-	if json.Unmarshal(raw, &e) == nil && e.Message != "" {
-		if e.Code != nil {
-			return fmt.Sprintf("%s (%v)", e.Message, e.Code)
-		}
-		return e.Message
-	}
-	return string(raw)
 }
 
 func nullStr(s string) any {

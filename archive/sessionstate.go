@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
 )
 
 // stateTypes are the event types that set a part of a session's working state, each
@@ -88,7 +89,7 @@ func (s *Store) SessionState(ctx context.Context, sessionID string, seq int64) (
 		return st, err
 	}
 	for _, l := range found {
-		m := markerFor(l.typ, rawData(raw[l.line]), markerInfo{seq: l.seq, turn: intPtr(l.turn), seedLength: sess.seedLength})
+		m := formatOf(sess).Marker(l.typ, raw[l.line], format.MarkerInfo{Seq: l.seq, Turn: intPtr(l.turn), SeedLength: sess.seedLength})
 		st.Entries = append(st.Entries, StateEntry{Type: l.typ, Seq: l.seq, Time: l.time, Marker: m})
 	}
 	if st.Schedules, err = foldSchedulesAt(ctx, tx, sess, seq); err != nil {

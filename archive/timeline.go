@@ -9,6 +9,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/logbook/logbook/archive/format"
 )
 
 // The timeline of a session is built from the events table, one row per logical event
@@ -462,7 +464,7 @@ func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, sess timelineSession, r
 			// A message event the projection could not read (no message in its data).
 			it.Marker = &Marker{Label: strings.ReplaceAll(r.typ, "/", " ")}
 		case it.Kind == ItemMarker || it.Kind == ItemTurn:
-			it.Marker = markerFor(r.typ, d, markerInfo{seq: r.seq, turn: it.Turn, seedLength: sess.seedLength})
+			it.Marker = formatOf(sess).Marker(r.typ, raw[r.line], format.MarkerInfo{Seq: r.seq, Turn: it.Turn, SeedLength: sess.seedLength})
 		}
 		items[i] = it
 	}

@@ -58,27 +58,6 @@ type TimelineItem struct {
 	Marker     *Marker     `json:"marker,omitempty"`
 }
 
-// Marker describes a quiet state change in a conversation.
-type Marker struct {
-	Label  string        `json:"label"`            // short text, e.g. "sandbox: workspace-write"
-	Detail string        `json:"detail,omitempty"` // longer text (goal, command line, retry error…)
-	Todos  []TodoItem    `json:"todos,omitempty"`  // todo/write: the list as written
-	Status string        `json:"status,omitempty"` // turn/end status, command exit, …
-	Fields []MarkerField `json:"fields,omitempty"`
-}
-
-// MarkerField is one labelled value of a marker, shown in its details.
-type MarkerField struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// TodoItem is one entry of a todo/write list.
-type TodoItem struct {
-	Content string `json:"content"`
-	Status  string `json:"status"` // pending | in_progress | completed | …, as written
-}
-
 // SessionRef names a related session (parent, fork or subagent).
 type SessionRef struct {
 	ID              string    `json:"id"`

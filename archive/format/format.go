@@ -26,4 +26,9 @@ type Format interface {
 	// already resolved in e's type only when the walk followed it) is a session
 	// source of this format.
 	IsSource(path string, e fs.DirEntry) bool
+	// Marker describes an event the timeline shows as a quiet marker (a state
+	// change, a turn boundary, an event of a kind it does not know) from the
+	// event's type and its archived record bytes. It never fails: an unexpected
+	// payload gets a generic marker labelled with the type.
+	Marker(typ string, raw []byte, info MarkerInfo) *Marker
 }

@@ -391,73 +391,6 @@ export namespace archive {
 		    return a;
 		}
 	}
-	export class MarkerField {
-	    name: string;
-	    value: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new MarkerField(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.value = source["value"];
-	    }
-	}
-	export class TodoItem {
-	    content: string;
-	    status: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new TodoItem(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.content = source["content"];
-	        this.status = source["status"];
-	    }
-	}
-	export class Marker {
-	    label: string;
-	    detail?: string;
-	    todos?: TodoItem[];
-	    status?: string;
-	    fields?: MarkerField[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Marker(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.label = source["label"];
-	        this.detail = source["detail"];
-	        this.todos = this.convertValues(source["todos"], TodoItem);
-	        this.status = source["status"];
-	        this.fields = this.convertValues(source["fields"], MarkerField);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
 	export class Message {
 	    session_id: string;
 	    seq: number;
@@ -823,7 +756,7 @@ export namespace archive {
 	    type: string;
 	    seq: number;
 	    time: number;
-	    marker?: Marker;
+	    marker?: format.Marker;
 	
 	    static createFrom(source: any = {}) {
 	        return new StateEntry(source);
@@ -834,7 +767,7 @@ export namespace archive {
 	        this.type = source["type"];
 	        this.seq = source["seq"];
 	        this.time = source["time"];
-	        this.marker = this.convertValues(source["marker"], Marker);
+	        this.marker = this.convertValues(source["marker"], format.Marker);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -995,7 +928,7 @@ export namespace archive {
 	    tool?: ToolCall;
 	    approval?: Approval;
 	    compaction?: Compaction;
-	    marker?: Marker;
+	    marker?: format.Marker;
 	
 	    static createFrom(source: any = {}) {
 	        return new TimelineItem(source);
@@ -1016,7 +949,7 @@ export namespace archive {
 	        this.tool = this.convertValues(source["tool"], ToolCall);
 	        this.approval = this.convertValues(source["approval"], Approval);
 	        this.compaction = this.convertValues(source["compaction"], Compaction);
-	        this.marker = this.convertValues(source["marker"], Marker);
+	        this.marker = this.convertValues(source["marker"], format.Marker);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1094,11 +1027,77 @@ export namespace archive {
 	    }
 	}
 	
-	
 
 }
 
 export namespace format {
+	
+	export class MarkerField {
+	    name: string;
+	    value: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MarkerField(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.value = source["value"];
+	    }
+	}
+	export class TodoItem {
+	    content: string;
+	    status: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TodoItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.content = source["content"];
+	        this.status = source["status"];
+	    }
+	}
+	export class Marker {
+	    label: string;
+	    detail?: string;
+	    todos?: TodoItem[];
+	    status?: string;
+	    fields?: MarkerField[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Marker(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.label = source["label"];
+	        this.detail = source["detail"];
+	        this.todos = this.convertValues(source["todos"], TodoItem);
+	        this.status = source["status"];
+	        this.fields = this.convertValues(source["fields"], MarkerField);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	export class Problem {
 	    kind: string;
