@@ -49,7 +49,7 @@ func checkReader(path string, f io.Reader, size int64, compressed bool, opts Imp
 		if err != nil {
 			return fail(err)
 		}
-		if _, p := decodeAhead(rec); p != nil {
+		if _, p := dsh.Project(rec); p != nil {
 			undecodable = append(undecodable, *p)
 		}
 		for i := range rec.Events {

@@ -44,6 +44,10 @@ const (
 	VerdictUnsupported = format.VerdictUnsupported
 )
 
+// KindUndecodableEvent is the warning for an event whose data the projection could
+// not read in full (see dsh.KindUndecodableEvent).
+const KindUndecodableEvent = dsh.KindUndecodableEvent
+
 // Schedule statuses, as stored in Schedule.Status.
 const (
 	ScheduleActive    = format.ScheduleActive

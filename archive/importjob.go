@@ -88,7 +88,7 @@ func (j *importJob) prepare(rec *dsh.Record) (a ahead) {
 	for i := range rec.Events {
 		a.shadows = observe(j.checker, &rec.Events[i], rec.Line, a.shadows)
 	}
-	a.data, a.problem = decodeAhead(rec)
+	a.items, a.problem = dsh.Project(rec)
 	return a
 }
 
@@ -156,7 +156,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 		if it.problem != nil {
 			j.undecodable = append(j.undecodable, *it.problem)
 		}
-		if err := proj.record(rec, it.data); err != nil {
+		if err := proj.record(rec, it.items); err != nil {
 			proj.close()
 			return fmt.Errorf("line %d: %w", rec.Line, err)
 		}

@@ -6,18 +6,18 @@ import (
 	"strings"
 )
 
-// ContentBlock is one block of a message's content with the fields views read:
+// messageBlock is one block of a message's content with the fields views read:
 // text and reasoning, and a tool result's nested content.
-type ContentBlock struct {
+type messageBlock struct {
 	Type       string         `json:"type"`
 	Text       string         `json:"text"`
 	ToolCallID string         `json:"toolCallId"`
-	Content    []ContentBlock `json:"content"`
+	Content    []messageBlock `json:"content"`
 	IsError    bool           `json:"isError"`
 }
 
-// BlockText joins the text of the content blocks of one type.
-func BlockText(blocks []ContentBlock, typ string) string {
+// blockText joins the text of the content blocks of one type.
+func blockText(blocks []messageBlock, typ string) string {
 	var b strings.Builder
 	for _, c := range blocks {
 		if c.Type == typ && c.Text != "" {
@@ -30,8 +30,8 @@ func BlockText(blocks []ContentBlock, typ string) string {
 	return b.String()
 }
 
-// ErrorText renders an error value (a string or an object with a message) for people.
-func ErrorText(raw json.RawMessage) string {
+// errorText renders an error value (a string or an object with a message) for people.
+func errorText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s

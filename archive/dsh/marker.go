@@ -439,14 +439,14 @@ func knownMarker(typ string, data json.RawMessage, info format.MarkerInfo, m *fo
 				SenderName string         `json:"senderName"`
 				TargetID   string         `json:"targetId"`
 				Delivery   string         `json:"delivery"`
-				Content    []ContentBlock `json:"content"`
+				Content    []messageBlock `json:"content"`
 			} `json:"message"`
 		}
 		if !dec(&d) || d.Message.SenderName == "" {
 			return false
 		}
 		m.Label = "team message from " + d.Message.SenderName
-		m.Detail = BlockText(d.Message.Content, "text")
+		m.Detail = blockText(d.Message.Content, "text")
 		f.add("to", d.Message.TargetID)
 		f.add("delivery", d.Message.Delivery)
 		f.add("team", d.TeamID)
@@ -471,7 +471,7 @@ func knownMarker(typ string, data json.RawMessage, info format.MarkerInfo, m *fo
 			SubCallID string         `json:"subCallId"`
 			RootCall  string         `json:"rootCallId"`
 			IsError   *bool          `json:"isError"`
-			Content   []ContentBlock `json:"content"`
+			Content   []messageBlock `json:"content"`
 			Arguments any            `json:"arguments"`
 		}
 		if !dec(&d) || d.Name == "" {
@@ -484,7 +484,7 @@ func knownMarker(typ string, data json.RawMessage, info format.MarkerInfo, m *fo
 				m.Status = "error"
 			}
 			m.Label += " (" + m.Status + ")"
-			m.Detail = BlockText(d.Content, "text")
+			m.Detail = blockText(d.Content, "text")
 		} else if d.Arguments != nil {
 			if b, err := json.Marshal(d.Arguments); err == nil {
 				m.Detail = string(b)
@@ -516,7 +516,7 @@ func knownMarker(typ string, data json.RawMessage, info format.MarkerInfo, m *fo
 		m.Label = strings.ReplaceAll(typ, "/", " ")
 		f.add("compaction id", d.CompactionID)
 		if len(d.Error) > 0 && string(d.Error) != "null" {
-			m.Status, m.Detail = "failed", ErrorText(d.Error)
+			m.Status, m.Detail = "failed", errorText(d.Error)
 		}
 		return true
 	}

@@ -103,7 +103,7 @@ func goalMarker(data json.RawMessage, m *format.Marker, f *fields) bool {
 		f.add("phase", d.Goal.Phase)
 		f.addInt("revision", d.Goal.Revision)
 		if len(d.Goal.BlockedReason) > 0 && string(d.Goal.BlockedReason) != "null" {
-			f.add("blocked", ErrorText(d.Goal.BlockedReason))
+			f.add("blocked", errorText(d.Goal.BlockedReason))
 		}
 		f.add("goal id", d.Goal.ID)
 	}
@@ -118,7 +118,7 @@ func goalMarker(data json.RawMessage, m *format.Marker, f *fields) bool {
 type queuedMessage struct {
 	ID      string         `json:"id"`
 	Role    string         `json:"role"`
-	Content []ContentBlock `json:"content"`
+	Content []messageBlock `json:"content"`
 	Source  struct {
 		Kind, Plugin, Provider, Model string
 		CallID                        string `json:"callId"`
@@ -154,7 +154,7 @@ func inboxMarker(data json.RawMessage, m *format.Marker, f *fields) bool {
 	m.Status = d.Outcome
 	var texts []string
 	for _, msg := range d.Inserted {
-		if t := BlockText(msg.Content, "text"); t != "" {
+		if t := blockText(msg.Content, "text"); t != "" {
 			texts = append(texts, t)
 		}
 		src := msg.Source.Kind
