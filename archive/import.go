@@ -419,7 +419,7 @@ func (s *Store) begin(f *os.File, id identity, compressed bool, opts ImportOptio
 		b.err = err
 		return b
 	}
-	b.job = &importJob{store: s, path: f.Name(), file: f, id: id, compressed: compressed,
+	b.job = &importJob{store: s, format: dsh.Format{}, path: f.Name(), file: f, id: id, compressed: compressed,
 		reader: b.r, header: h, opts: opts, action: "new", readDone: readDone}
 	b.job.startReading()
 	return b
@@ -547,7 +547,7 @@ func (s *Store) importAppend(ctx context.Context, f *os.File, id identity, row *
 	r := dsh.NewReader(pr, compressed, s.readerOptions(opts))
 	defer r.Close()
 	r.Resume(h, *row.cursor)
-	job := &importJob{store: s, path: path, file: f, id: id, row: row, compressed: compressed,
+	job := &importJob{store: s, format: dsh.Format{}, path: path, file: f, id: id, row: row, compressed: compressed,
 		reader: r, header: h, opts: opts, action: "appended", readDone: readDone}
 	if err := job.run(ctx, row); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err

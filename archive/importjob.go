@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
 )
 
 // importJob carries one file's import through its transactions.
@@ -31,6 +32,7 @@ type importJob struct {
 	maxLine int64
 	checker *dsh.Checker
 	ld      dsh.LineDecoder
+	format  format.Format // the format of the file, which folds its schedules
 
 	// report is the file's report as saveFile last stored it, so a run need not
 	// read it back.
@@ -458,7 +460,7 @@ func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]Problem, e
 	if err != nil {
 		return nil, err
 	}
-	fold := dsh.NewScheduleFold()
+	fold := j.format.ScheduleFold()
 	var problems []Problem
 	found := false
 	for rows.Next() {
@@ -469,12 +471,7 @@ func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]Problem, e
 			rows.Close()
 			return nil, err
 		}
-		rec, p := j.ld.Decode(raw, line)
-		if p != nil {
-			continue
-		}
-		if p := fold.Apply(&rec.Events[0]); p != nil {
-			p.Line = line
+		if p := fold.Apply(line, raw); p != nil {
 			problems = append(problems, *p)
 		}
 	}

@@ -48,7 +48,7 @@ type projector struct {
 	stmts  map[string]*sql.Stmt
 	events []any // queued events rows, eventColumns values each
 	blocks *blockWriter
-	// scheduleChanges counts the schedule/change events stored, so an import can
+	// scheduleChanges counts the schedule changes stored, so an import can
 	// skip re-folding schedules when there are none.
 	scheduleChanges int
 }
@@ -239,13 +239,13 @@ func (p *projector) record(rec *dsh.Record, items []format.Item) error {
 	if err := p.addEvent(p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, surface, sourceSeqs, nil); err != nil {
 		return err
 	}
-	if ev.Type == "schedule/change" {
-		if err := p.exec("scheduleChange", p.pk, ev.Seq, rec.Line, string(rec.Raw)); err != nil {
+	at := eventAt{seq: ev.Seq, time: ev.Time, line: rec.Line, raw: rec.Raw, turn: turn, step: step}
+	for _, it := range items {
+		if err := p.item(at, it); err != nil {
 			return err
 		}
-		p.scheduleChanges++
 	}
-	return p.project(ev.Seq, ev.Time, turn, step, items)
+	return nil
 }
 
 // times folds the times of a record's events into the session's first and last
@@ -292,18 +292,18 @@ func (p *projector) shadow(sp shadowPair) error {
 	return p.exec("shadow", sp.by, p.pk, sp.seq)
 }
 
-// project writes the view items a format derived from one plain event (seq, at
-// time t, in turn and step) into the derived views and the session's totals.
-func (p *projector) project(seq, t int64, turn, step any, items []format.Item) error {
-	for _, it := range items {
-		if err := p.item(seq, t, turn, step, it); err != nil {
-			return err
-		}
-	}
-	return nil
+// eventAt is the event a view item comes from: its seq and time, its archived line
+// and the turn and step the events row places it in (nil when none).
+type eventAt struct {
+	seq, time, line int64
+	raw             []byte
+	turn, step      any
 }
 
-func (p *projector) item(seq, t int64, turn, step any, it format.Item) error {
+// item writes one view item a format derived from an event into the derived views
+// and the session's totals.
+func (p *projector) item(at eventAt, it format.Item) error {
+	seq, t, turn, step := at.seq, at.time, at.turn, at.step
 	switch it := it.(type) {
 	case format.MessageItem:
 		if it.Role != "tool" {
@@ -362,6 +362,9 @@ func (p *projector) item(seq, t int64, turn, step any, it format.Item) error {
 		if it.Source != nil {
 			p.st.TitleSource = *it.Source
 		}
+	case format.ScheduleChangeItem:
+		p.scheduleChanges++
+		return p.exec("scheduleChange", p.pk, seq, at.line, string(at.raw))
 	case format.TurnStartItem:
 		p.st.Turns++
 	case format.EndSeedItem:

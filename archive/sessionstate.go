@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/archive/format"
 )
 
@@ -98,8 +97,8 @@ func (s *Store) SessionState(ctx context.Context, sessionID string, seq int64) (
 	return st, nil
 }
 
-// foldSchedulesAt folds the session's own schedule/change events (from its seed
-// length on, as dsh does) up to seq.
+// foldSchedulesAt folds the session's own schedule changes (from its seed length
+// on) up to seq, with its format's fold.
 func foldSchedulesAt(ctx context.Context, tx *sql.Tx, sess timelineSession, seq int64) ([]Schedule, error) {
 	var from int64
 	if sess.seedLength != nil {
@@ -113,19 +112,14 @@ func foldSchedulesAt(ctx context.Context, tx *sql.Tx, sess timelineSession, seq 
 		return nil, fmt.Errorf("session state schedules: %w", err)
 	}
 	defer rows.Close()
-	fold := dsh.NewScheduleFold()
-	var ld dsh.LineDecoder
+	fold := formatOf(sess).ScheduleFold()
 	for rows.Next() {
 		var line int64
 		var raw []byte
 		if err := rows.Scan(&line, &raw); err != nil {
 			return nil, err
 		}
-		rec, p := ld.Decode(raw, line)
-		if p != nil || len(rec.Events) == 0 {
-			continue // the import reported it; the fold skips what it cannot read
-		}
-		_ = fold.Apply(&rec.Events[0])
+		_ = fold.Apply(line, raw) // the import reported the problems
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -43,3 +43,26 @@ func (Format) Roots() []string {
 func (Format) IsSource(_ string, e fs.DirEntry) bool {
 	return !e.IsDir() && (e.Name() == plainName || e.Name() == compressedName)
 }
+
+// ScheduleFold folds archived schedule/change lines (format.Format).
+func (Format) ScheduleFold() format.ScheduleFold { return &lineFold{fold: NewScheduleFold()} }
+
+// lineFold is a ScheduleFold fed archived lines.
+type lineFold struct {
+	ld   LineDecoder
+	fold *ScheduleFold
+}
+
+func (f *lineFold) Apply(line int64, raw []byte) *Problem {
+	rec, p := f.ld.Decode(raw, line)
+	if p != nil || len(rec.Events) == 0 {
+		return nil // the import reported it; the fold skips what it cannot read
+	}
+	if p := f.fold.Apply(&rec.Events[0]); p != nil {
+		p.Line = line
+		return p
+	}
+	return nil
+}
+
+func (f *lineFold) Schedules() []Schedule { return f.fold.Schedules() }

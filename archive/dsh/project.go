@@ -88,10 +88,16 @@ var projectedTypes = map[string]bool{
 // KindUndecodableEvent warning naming the line, seq and field) goes into the file's
 // report; data that is not an object at all gives no items and the warning.
 func Project(rec *Record) ([]format.Item, *Problem) {
-	if rec.Packed != "" || !projectedTypes[rec.Events[0].Type] {
+	if rec.Packed != "" {
 		return nil, nil
 	}
 	ev := &rec.Events[0]
+	if ev.Type == "schedule/change" {
+		return []format.Item{format.ScheduleChangeItem{}}, nil // folded from the archived line
+	}
+	if !projectedTypes[ev.Type] {
+		return nil, nil
+	}
 	d := new(eventData)
 	ok, problem := decodeEventData(ev.Type, ev.Data, d)
 	var p *Problem

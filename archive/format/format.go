@@ -31,4 +31,19 @@ type Format interface {
 	// event's type and its archived record bytes. It never fails: an unexpected
 	// payload gets a generic marker labelled with the type.
 	Marker(typ string, raw []byte, info MarkerInfo) *Marker
+	// ScheduleFold starts folding a session's own schedule changes (the records
+	// its projection gave a ScheduleChangeItem, from the session's seed length on)
+	// into its schedules.
+	ScheduleFold() ScheduleFold
+}
+
+// ScheduleFold folds schedule changes, fed oldest first, into schedules.
+type ScheduleFold interface {
+	// Apply folds the change archived as raw at line. A change the fold cannot
+	// apply is skipped and returned as a problem at that line; one the format
+	// cannot read at all was reported when it was imported, and is skipped.
+	Apply(line int64, raw []byte) *Problem
+	// Schedules are every schedule the changes so far created, in creation order,
+	// ended ones included.
+	Schedules() []Schedule
 }

@@ -99,6 +99,10 @@ type TitleItem struct {
 	Source *string
 }
 
+// ScheduleChangeItem says the event changes the session's schedules: the store keeps
+// its record for the format's ScheduleFold.
+type ScheduleChangeItem struct{}
+
 // TurnStartItem starts a turn.
 type TurnStartItem struct{}
 
@@ -118,5 +122,6 @@ func (CompactionSummaryItem) item() {}
 func (CompactionReplaceItem) item() {}
 func (CompactionEndItem) item()     {}
 func (TitleItem) item()             {}
+func (ScheduleChangeItem) item()    {}
 func (TurnStartItem) item()         {}
 func (EndSeedItem) item()           {}
