@@ -83,6 +83,7 @@ func (j *importJob) prepare(rec *dsh.Record) (a ahead) {
 	if rec.Line <= j.maxLine {
 		return a // archived and observed already (replayed from the archive)
 	}
+	a.view, a.problem = dsh.Project(rec)
 	if rec.Row != nil {
 		j.checker.ObserveRow(rec.Row, rec.Line)
 		return a
@@ -90,8 +91,31 @@ func (j *importJob) prepare(rec *dsh.Record) (a ahead) {
 	for i := range rec.Events {
 		a.shadows = observe(j.checker, &rec.Events[i], rec.Line, a.shadows)
 	}
-	a.items, a.problem = dsh.Project(rec)
 	return a
+}
+
+// shadowPair records that a surface node was replaced: seq by the event at by.
+type shadowPair struct{ seq, by int64 }
+
+// observe feeds the semantic checker one event (chunk members too, in seq order) and
+// returns the surface nodes the event shadowed. It only touches the checker, so it
+// can run on the reader's goroutine, ahead of the writer.
+func observe(checker *dsh.Checker, ev *dsh.Event, line int64, out []shadowPair) []shadowPair {
+	var span []int64
+	if len(ev.SurfaceOp) > 0 && ev.SurfaceOp[0] == '{' {
+		var op struct{ Start, End int64 }
+		if json.Unmarshal(ev.SurfaceOp, &op) == nil {
+			span, _ = checker.Surface().Span(op.Start, op.End)
+		}
+	}
+	checker.Observe(ev, line)
+	shadowed := checker.Surface().Shadowed()
+	for _, s := range span {
+		if shadowed[s] == ev.Seq {
+			out = append(out, shadowPair{seq: s, by: ev.Seq})
+		}
+	}
+	return out
 }
 
 // run imports the records the reader yields. prev is the stored row when resuming
@@ -158,7 +182,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 		if it.problem != nil {
 			j.undecodable = append(j.undecodable, *it.problem)
 		}
-		if err := proj.record(rec, it.items); err != nil {
+		if err := proj.record(&it.view); err != nil {
 			proj.close()
 			return fmt.Errorf("line %d: %w", rec.Line, err)
 		}

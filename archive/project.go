@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/klauspost/compress/s2"
 
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/archive/format"
 )
 
@@ -184,68 +182,52 @@ func (p *projector) exec(name string, args ...any) error {
 	return nil
 }
 
-// record stores one storage line and projects its events; items are the view items
-// its format derived from it (dsh.Project).
-func (p *projector) record(rec *dsh.Record, items []format.Item) error {
-	if err := p.blocks.add(rec.Line, rec.FirstSeq(), rec.LastSeq(), rec.Raw); err != nil {
+// record stores one record and writes its events row and view items.
+func (p *projector) record(rec *format.Record) error {
+	if err := p.blocks.add(rec.Line, rec.FirstSeq, rec.LastSeq, rec.Raw); err != nil {
 		return err
 	}
 	p.st.Records++
-	p.st.Events += rec.NumEvents()
-	p.st.LastSeq = rec.LastSeq()
-	if row := rec.Row; row != nil {
-		p.times(row.Time0, row.MaxTime)
+	p.st.Events += rec.Events
+	p.st.LastSeq = rec.LastSeq
+	p.times(rec.FirstTime, rec.LastTime)
+	ev := rec.Event
+	if ev == nil {
+		return nil // kept in the blocks only
 	}
-	for i := range rec.Events {
-		p.times(rec.Events[i].Time, rec.Events[i].Time)
-	}
-	if rec.Packed != "" || rec.Events[0].Type == "assistant/chunk" {
-		// Stream chunks (packed or loose) are log-only token deltas that dsh itself
-		// never renders; the assembled assistant/message is what views use. Their
-		// bytes are in the block, and skipping a row for each keeps imports fast.
-		return nil
-	}
-	ev := &rec.Events[0]
-	var turn, step any
-	if t, ok, s, ok2 := dsh.TurnStep(ev.Data); ok || ok2 {
-		if ok {
-			turn = t
-		}
-		if ok2 {
-			step = s
-		}
-	}
+	turn, step := intArg(ev.Turn), intArg(ev.Step)
 	switch {
-	case ev.Type == "turn/start" && turn != nil:
-		t := turn.(int64)
+	case ev.TurnStarts && ev.Turn != nil:
+		t := *ev.Turn
 		p.st.OpenTurn = &t
-	case turn == nil && p.st.OpenTurn != nil && !bytes.Contains(ev.Data, []byte(`"turn"`)):
-		// (A "turn": null, as on a manual compaction, is kept as written.)
+	case ev.Turn == nil && p.st.OpenTurn != nil && !ev.NamesTurn:
 		turn = *p.st.OpenTurn
 	}
-	if ev.Type == "turn/end" {
+	if ev.TurnEnds {
 		p.st.OpenTurn = nil
-	}
-	surface := "log-only"
-	if dsh.IsSurfaceType(ev.Type) {
-		surface = "current"
 	}
 	var sourceSeqs any
 	if ev.HasSourceSeqs {
-		// The canonical range encoding expands to exactly the same list and keeps an
-		// assistant/message citing hundreds of chunk seqs to a few bytes.
-		sourceSeqs = string(dsh.EncodeSeqRanges(ev.SourceEventSeqs))
+		sourceSeqs = ev.SourceSeqs
 	}
-	if err := p.addEvent(p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, surface, sourceSeqs, nil); err != nil {
+	if err := p.addEvent(p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, ev.Surface, sourceSeqs, nil); err != nil {
 		return err
 	}
 	at := eventAt{seq: ev.Seq, time: ev.Time, line: rec.Line, raw: rec.Raw, turn: turn, step: step}
-	for _, it := range items {
+	for _, it := range rec.Items {
 		if err := p.item(at, it); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// intArg is an optional integer as a statement argument: nil or its value.
+func intArg(v *int64) any {
+	if v == nil {
+		return nil
+	}
+	return *v
 }
 
 // times folds the times of a record's events into the session's first and last
@@ -255,30 +237,6 @@ func (p *projector) times(first, latest int64) {
 		p.st.FirstTime = &first
 	}
 	p.st.LastTime = max(p.st.LastTime, latest)
-}
-
-// shadowPair records that a surface node was replaced: seq by the event at by.
-type shadowPair struct{ seq, by int64 }
-
-// observe feeds the semantic checker one event (chunk members too, in seq order) and
-// returns the surface nodes the event shadowed. It only touches the checker, so it
-// can run on the reader's goroutine, ahead of the writer.
-func observe(checker *dsh.Checker, ev *dsh.Event, line int64, out []shadowPair) []shadowPair {
-	var span []int64
-	if len(ev.SurfaceOp) > 0 && ev.SurfaceOp[0] == '{' {
-		var op struct{ Start, End int64 }
-		if json.Unmarshal(ev.SurfaceOp, &op) == nil {
-			span, _ = checker.Surface().Span(op.Start, op.End)
-		}
-	}
-	checker.Observe(ev, line)
-	shadowed := checker.Surface().Shadowed()
-	for _, s := range span {
-		if shadowed[s] == ev.Seq {
-			out = append(out, shadowPair{seq: s, by: ev.Seq})
-		}
-	}
-	return out
 }
 
 // shadow marks a surface node as replaced.

@@ -20,7 +20,7 @@ type readItem struct {
 // writing goroutine the slower of the two.
 type ahead struct {
 	shadows []shadowPair
-	items   []format.Item // see dsh.Project
+	view    format.Record // what the archive keeps of the record (dsh.Project)
 	problem *Problem      // what dsh.Project could not read
 }
 

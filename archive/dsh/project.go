@@ -1,6 +1,7 @@
 package dsh
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -82,21 +83,39 @@ var projectedTypes = map[string]bool{
 	"session/title": true, "request/context": true, "turn/start": true, "session/end-seed": true,
 }
 
-// Project derives the view items of a plain event record, on the import's reading
-// goroutine. It returns nil for any other record. Data of an unexpected shape is
-// never passed over in silence: what could be read is projected, and the problem (a
-// KindUndecodableEvent warning naming the line, seq and field) goes into the file's
-// report; data that is not an object at all gives no items and the warning.
-func Project(rec *Record) ([]format.Item, *Problem) {
-	if rec.Packed != "" {
-		return nil, nil
+// Project is what the archive keeps of one record (format.Record): its bytes, its
+// events row and the view items its data gives, derived on the import's reading
+// goroutine. Data of an unexpected shape is never passed over in silence: what could
+// be read is projected, and the problem (a KindUndecodableEvent warning naming the
+// line, seq and field) goes into the file's report; data that is not an object at
+// all gives no items and the warning.
+func Project(rec *Record) (format.Record, *Problem) {
+	out := format.Record{Line: rec.Line, Raw: rec.Raw, FirstSeq: rec.FirstSeq(), LastSeq: rec.LastSeq(), Events: rec.NumEvents()}
+	timed := false
+	if row := rec.Row; row != nil {
+		out.FirstTime, out.LastTime, timed = row.Time0, row.MaxTime, true
+	}
+	for i := range rec.Events {
+		if t := rec.Events[i].Time; !timed {
+			out.FirstTime, out.LastTime, timed = t, t, true
+		} else {
+			out.LastTime = max(out.LastTime, t)
+		}
+	}
+	if rec.Packed != "" || rec.Events[0].Type == "assistant/chunk" {
+		// Stream chunks (packed or loose) are log-only token deltas that dsh itself
+		// never renders; the assembled assistant/message is what views use. Their
+		// bytes are kept, and skipping a row for each keeps imports fast.
+		return out, nil
 	}
 	ev := &rec.Events[0]
+	out.Event = eventRow(ev)
 	if ev.Type == "schedule/change" {
-		return []format.Item{format.ScheduleChangeItem{}}, nil // folded from the archived line
+		out.Items = []format.Item{format.ScheduleChangeItem{}} // folded from the archived line
+		return out, nil
 	}
 	if !projectedTypes[ev.Type] {
-		return nil, nil
+		return out, nil
 	}
 	d := new(eventData)
 	ok, problem := decodeEventData(ev.Type, ev.Data, d)
@@ -105,10 +124,35 @@ func Project(rec *Record) ([]format.Item, *Problem) {
 		p = &Problem{Kind: KindUndecodableEvent, Line: rec.Line, Offset: rec.Offset, Seq: ev.Seq,
 			Message: fmt.Sprintf("%s at seq %d: %s; the event is archived as written, but views may miss this part of it", ev.Type, ev.Seq, problem)}
 	}
-	if !ok {
-		return nil, p
+	if ok {
+		out.Items = items(ev, d)
 	}
-	return items(ev, d), p
+	return out, p
+}
+
+// eventRow is the archive's events row of a plain event.
+func eventRow(ev *Event) *format.Event {
+	e := &format.Event{Seq: ev.Seq, Time: ev.Time, Type: ev.Type, Surface: "log-only",
+		TurnStarts: ev.Type == "turn/start", TurnEnds: ev.Type == "turn/end",
+		// (A "turn": null, as on a manual compaction, is kept as written.)
+		NamesTurn: bytes.Contains(ev.Data, []byte(`"turn"`))}
+	if t, ok, s, ok2 := TurnStep(ev.Data); ok || ok2 {
+		if ok {
+			e.Turn = &t
+		}
+		if ok2 {
+			e.Step = &s
+		}
+	}
+	if IsSurfaceType(ev.Type) {
+		e.Surface = "current"
+	}
+	if ev.HasSourceSeqs {
+		// The canonical range encoding expands to exactly the same list and keeps an
+		// assistant/message citing hundreds of chunk seqs to a few bytes.
+		e.SourceSeqs, e.HasSourceSeqs = string(EncodeSeqRanges(ev.SourceEventSeqs)), true
+	}
+	return e
 }
 
 // items are the view items of one plain event with its decoded data.
