@@ -10,14 +10,6 @@ import (
 	"github.com/logbook/logbook/archive/format"
 )
 
-// stateTypes are the event types that set a part of a session's working state, each
-// replacing what the previous event of its type said (peers.md §9: the session-state
-// timeline no viewer folds).
-var stateTypes = []string{
-	"todo/write", "plan/mode", "goal/change", "permission/preset", "sandbox/mode",
-	"approval/policy", "model/selection", "agent-preset/selected", "session/title",
-}
-
 // StateEntry is the latest event of one state type at or before the asked seq.
 type StateEntry struct {
 	Type   string  `json:"type"`
@@ -28,7 +20,7 @@ type StateEntry struct {
 
 // SessionState is a session's working state just after one event: the todo list,
 // plan mode, goal, permissions, sandbox, approval policy, model, preset and title in
-// force then (one entry per type that had been set, in stateTypes order), and the
+// force then (one entry per type that had been set, in the order of its format's StateTypes), and the
 // session's own scheduled prompts as dsh's fold had them at that point.
 type SessionState struct {
 	SessionID string       `json:"session_id"`
@@ -62,7 +54,7 @@ func (s *Store) SessionState(ctx context.Context, sessionID string, seq int64) (
 		turn            sql.NullInt64
 	}
 	var found []latest
-	for _, typ := range stateTypes {
+	for _, typ := range formatOf(sess).StateTypes() {
 		var l latest
 		err := tx.QueryRowContext(ctx, `
 			SELECT seq, line, time, turn FROM events

@@ -44,6 +44,16 @@ func (Format) IsSource(_ string, e fs.DirEntry) bool {
 	return !e.IsDir() && (e.Name() == plainName || e.Name() == compressedName)
 }
 
+// StateTypes are the event types that set a part of a session's working state, each
+// replacing what the previous event of its type said (peers.md §9: the session-state
+// timeline no viewer folds) (format.Format).
+func (Format) StateTypes() []string {
+	return []string{
+		"todo/write", "plan/mode", "goal/change", "permission/preset", "sandbox/mode",
+		"approval/policy", "model/selection", "agent-preset/selected", "session/title",
+	}
+}
+
 // ScheduleFold folds archived schedule/change lines (format.Format).
 func (Format) ScheduleFold() format.ScheduleFold { return &lineFold{fold: NewScheduleFold()} }
 

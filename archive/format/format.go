@@ -31,6 +31,10 @@ type Format interface {
 	// event's type and its archived record bytes. It never fails: an unexpected
 	// payload gets a generic marker labelled with the type.
 	Marker(typ string, raw []byte, info MarkerInfo) *Marker
+	// StateTypes are the event types that set a part of a session's working state
+	// (its todo list, modes, model, title…), each replacing what the previous event
+	// of its type said, in the order the session state lists them.
+	StateTypes() []string
 	// ScheduleFold starts folding a session's own schedule changes (the records
 	// its projection gave a ScheduleChangeItem, from the session's seed length on)
 	// into its schedules.
