@@ -1,8 +1,15 @@
 // Package format is the seam between the archive and the log formats it reads. It
-// holds the types a format produces and the store consumes: the verdict on a session
-// source, the problems found in it, and the schedules a session keeps. It imports
-// nothing of this module, so a format package (archive/dsh, archive/openhands) and the
-// store (archive) can both import it without a cycle.
+// holds the interface a format implements (Format) and the types formats produce and
+// the store consumes: the verdict on a session source and the problems found in it,
+// the records read from it with their events rows and neutral view items (messages,
+// tool calls and results, approvals, compactions, settings, titles, usage, schedule
+// changes), the markers and schedules the UI shows. It imports nothing of this
+// module, so a format package (archive/dsh, archive/openhands) and the store
+// (archive) can both import it without a cycle.
+//
+// The import still drives dsh's reader itself (archive/import.go, importjob.go):
+// reading a source into Records, resuming after a cursor and detecting change per
+// source join this interface with the second format.
 package format
 
 import "io/fs"
