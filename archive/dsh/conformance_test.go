@@ -1,11 +1,13 @@
 package dsh_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
@@ -30,6 +32,9 @@ func TestConformance(t *testing.T) {
 				},
 				UnknownKind: dsh.KindUnknownEvent,
 				Damaged:     damaged(compressed),
+				Growing: func(t testing.TB, dir string) (formattest.Source, func() formattest.Source) {
+					return growing(t, dir, compressed)
+				},
 			})
 		})
 	}
@@ -63,4 +68,44 @@ func damaged(compressed bool) func(t testing.TB, dir string) []formattest.Damage
 		}
 		return out
 	}
+}
+
+// growing writes a session as it stood after the first half of its append batches
+// (whole zstd frames, or the lines they hold), and grows it to the whole log.
+func growing(t testing.TB, dir string, compressed bool) (formattest.Source, func() formattest.Source) {
+	t.Helper()
+	l := dshgen.Generate(dshgen.Options{Seed: 5, ID: "session-growing", Cwd: "/home/u/proj", Turns: 8})
+	frames := l.Frames()
+	half := bytes.Join(frames[:len(frames)/2], nil)
+	dec, err := zstd.NewReader(nil)
+	require.NoError(t, err)
+	defer dec.Close()
+	plain, err := dec.DecodeAll(half, nil)
+	require.NoError(t, err)
+	path, err := l.WriteFile(dir, compressed)
+	require.NoError(t, err)
+	data := plain
+	if compressed {
+		data = half
+	}
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	lines := int64(bytes.Count(plain, []byte{'\n'})) // the header is line 1
+	var events int64
+	for events < int64(l.Events()) && l.LineOfSeq(events) <= lines {
+		events++
+	}
+	before := formattest.Source{Path: path, SessionID: l.ID(), Events: events, Export: plain}
+	grow := func() formattest.Source {
+		rest := l.JSONL()[len(plain):]
+		if compressed {
+			rest = bytes.Join(frames[len(frames)/2:], nil)
+		}
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		require.NoError(t, err)
+		_, err = f.Write(rest)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+		return formattest.Source{Path: path, SessionID: l.ID(), Events: int64(l.Events()), Export: l.JSONL()}
+	}
+	return before, grow
 }

@@ -3,13 +3,16 @@
 // Run with a Fixture that writes its sources; the suite imports them into a real
 // archive and checks what the archive promises whatever the format: re-importing
 // changes nothing, damage is reported with a location, events of unknown kinds are
-// kept, the export gives back the source's bytes, and an import stopped after a
-// committed batch resumes to the archive an uninterrupted import builds.
+// kept, the export gives back the source's bytes, an import stopped after a
+// committed batch resumes to the archive an uninterrupted import builds, and a
+// source that grew is read on from where it stopped, at the cost of what was added.
 package formattest
 
 import (
 	"bytes"
 	"context"
+	"io/fs"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,6 +53,11 @@ type Fixture struct {
 	UnknownKind archive.Kind
 	// Damaged writes sources with one fault each.
 	Damaged func(t testing.TB, dir string) []Damage
+	// Growing writes a valid source of at least 40 records as it stood partway
+	// through its session, and returns grow, which adds the rest of it as the agent
+	// does (appending to the file, adding files to the folder) and returns the
+	// source it then is.
+	Growing func(t testing.TB, dir string) (before Source, grow func() Source)
 }
 
 // Run runs the suite.
@@ -59,6 +67,7 @@ func Run(t *testing.T, fx Fixture) {
 	t.Run("UnknownKindsAreKept", func(t *testing.T) { unknownKindsAreKept(t, fx) })
 	t.Run("DamageHasALocation", func(t *testing.T) { damageHasALocation(t, fx) })
 	t.Run("InterruptedImportResumes", func(t *testing.T) { interruptedImportResumes(t, fx) })
+	t.Run("GrownSourceCostsOnlyTheNewPart", func(t *testing.T) { grownSourceCostsOnlyTheNewPart(t, fx) })
 }
 
 func reimportChangesNothing(t *testing.T, fx Fixture) {
@@ -191,6 +200,39 @@ func interruptedImportResumes(t *testing.T, fx Fixture) {
 	}
 }
 
+func grownSourceCostsOnlyTheNewPart(t *testing.T, fx Fixture) {
+	ctx := context.Background()
+	s := archivetest.MustOpen(t)
+	before, grow := fx.Growing(t, t.TempDir())
+	sizeBefore := size(t, before.Path)
+	first := importOne(t, s, before.Path, archive.ImportOptions{})
+	require.Equal(t, archive.VerdictOK, first.Verdict, "%+v", first.Error)
+	assert.Equal(t, before.Events, first.LogicalEvents)
+	assertSameBytes(t, before.Export, export(t, s, before.SessionID))
+
+	after := grow()
+	require.Equal(t, before.Path, after.Path)
+	grown := importOne(t, s, after.Path, archive.ImportOptions{})
+	require.Equal(t, archive.VerdictOK, grown.Verdict, "%+v", grown.Error)
+	assert.Equal(t, "appended", grown.Action, "a grown source is read on from where it stopped")
+	assert.Equal(t, after.Events, grown.LogicalEvents)
+	assert.Positive(t, grown.Bytes)
+	assert.LessOrEqual(t, grown.Bytes, size(t, after.Path)-sizeBefore,
+		"the import read only what was added, not the source again")
+	assertSameBytes(t, after.Export, export(t, s, after.SessionID))
+
+	whole := archivetest.MustOpen(t)
+	fr := importOne(t, whole, after.Path, archive.ImportOptions{})
+	require.Equal(t, archive.VerdictOK, fr.Verdict, "%+v", fr.Error)
+	assert.Equal(t, session(t, whole, after.SessionID), session(t, s, after.SessionID), "the same session as one import of the grown source")
+	msgs := func(st *archive.Store) []archive.Message {
+		v, err := st.Messages(ctx, after.SessionID)
+		require.NoError(t, err)
+		return v
+	}
+	assert.Equal(t, msgs(whole), msgs(s))
+}
+
 // importOne imports path (on its own, as a walk would not) and returns its report.
 func importOne(t testing.TB, s *archive.Store, path string, opts archive.ImportOptions) archive.FileReport {
 	t.Helper()
@@ -206,6 +248,21 @@ func importOneCtx(ctx context.Context, t testing.TB, s *archive.Store, path stri
 	require.NotNil(t, rep)
 	require.Len(t, rep.Files, 1)
 	return rep.Files[0]
+}
+
+// size is the bytes of a source: a file's, or the sum of a folder's files.
+func size(t testing.TB, path string) int64 {
+	t.Helper()
+	var n int64
+	require.NoError(t, filepath.WalkDir(path, func(_ string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		fi, err := e.Info()
+		n += fi.Size()
+		return err
+	}))
+	return n
 }
 
 func session(t testing.TB, s *archive.Store, id string) archive.Session {
