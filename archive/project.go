@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -184,6 +185,10 @@ func (p *projector) exec(name string, args ...any) error {
 
 // record stores one record and writes its events row and view items.
 func (p *projector) record(rec *format.Record) error {
+	if bytes.IndexByte(rec.Raw, '\n') >= 0 {
+		// Blocks frame records by newlines: such a record would come back as two.
+		return fmt.Errorf("record at line %d holds a newline, which the archive cannot keep", rec.Line)
+	}
 	if err := p.blocks.add(rec.Line, rec.FirstSeq, rec.LastSeq, rec.Raw); err != nil {
 		return err
 	}

@@ -8,9 +8,10 @@ type Record struct {
 	// line of a JSONL file; for a folder source, its place in the folder's order).
 	Line int64
 	// Raw is the record as written, without its line end. The archive frames the
-	// records of a session by newlines, so Raw must not hold one: a format whose
-	// records span lines (pretty-printed JSON) must keep each as one line or keep
-	// the source's bytes another way.
+	// records of a session by newlines, so Raw must not hold one (the import of a
+	// source fails on such a record): a format whose records span lines
+	// (pretty-printed JSON) must keep each as one line or keep the source's bytes
+	// another way.
 	Raw []byte
 	// FirstSeq and LastSeq are the sequence numbers of the first and last logical
 	// events it holds, and Events how many it holds.
