@@ -76,3 +76,33 @@ func (f *lineFold) Apply(line int64, raw []byte) *Problem {
 }
 
 func (f *lineFold) Schedules() []Schedule { return f.fold.Schedules() }
+
+// Record projects an archived line again (format.Format).
+func (Format) Record(line int64, raw []byte) (format.Record, bool) {
+	var ld LineDecoder
+	rec, p := ld.Decode(raw, line)
+	if p != nil || len(rec.Events) == 0 {
+		return format.Record{}, false
+	}
+	out, _ := Project(rec)
+	return out, true
+}
+
+// Timeline says what dsh's event types are to the timeline (format.Format).
+func (Format) Timeline() format.TimelineTypes {
+	return format.TimelineTypes{
+		Skipped: []string{
+			"step/start", "step/end", "assistant/chunk",
+			"request/header", "request/header-delta", "request/context",
+			"session-log-deepseek/delivery-accepted", "session/title-llm-request", "web/deepseek-search-llm-request",
+		},
+		Messages:        []string{"user/message", "assistant/message", "tool/result"},
+		ToolResults:     []string{"tool/result"},
+		ToolCalls:       []string{"tool/call"},
+		Asked:           []string{"approval/asked"},
+		Decided:         []string{"approval/decided"},
+		Compactions:     []string{"compaction/start", "compaction/summary", "compaction/end", "compaction/prune"},
+		CompactionParts: []string{"compaction/summary", "compaction/end"},
+		Turns:           []string{"turn/start", "turn/end"},
+	}
+}

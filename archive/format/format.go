@@ -33,6 +33,12 @@ type Format interface {
 	// already resolved in e's type only when the walk followed it) is a session
 	// source of this format.
 	IsSource(path string, e fs.DirEntry) bool
+	// Record is the record of an archived line as the format's projection made it
+	// at import (its events row and view items), or false when it no longer
+	// decodes. The timeline reads the IDs that link an event to its rows from it.
+	Record(line int64, raw []byte) (Record, bool)
+	// Timeline says what each of the format's event types is to the timeline.
+	Timeline() TimelineTypes
 	// Marker describes an event the timeline shows as a quiet marker (a state
 	// change, a turn boundary, an event of a kind it does not know) from the
 	// event's type and its archived record bytes. It never fails: an unexpected
