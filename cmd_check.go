@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/logbook/logbook/archive"
-	"github.com/logbook/logbook/archive/dsh"
 )
 
 // cmdCheck runs `logbook check`: each file's verdict, without importing.
@@ -29,7 +28,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 			return ctx.Err()
 		}
 		r := archive.CheckFile(f, *opts)
-		bad = bad || r.Verdict != dsh.VerdictOK
+		bad = bad || r.Verdict != archive.VerdictOK
 		reports = append(reports, r)
 	}
 	if *asJSON {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/logbook/logbook/archive"
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/index"
 )
 
@@ -137,7 +136,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 func importExit(rep *archive.ImportReport, indexed bool) error {
 	for _, f := range rep.Files {
 		switch f.Verdict {
-		case dsh.VerdictOK, dsh.VerdictRecovered:
+		case archive.VerdictOK, archive.VerdictRecovered:
 		default:
 			return exitError(1)
 		}

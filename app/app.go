@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/logbook/logbook/archive"
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/index"
 	"github.com/logbook/logbook/internal/apikey"
 	"github.com/logbook/logbook/scheduler"
@@ -212,7 +211,7 @@ type SessionDetail struct {
 	Session   archive.Session      `json:"session"`
 	Relations archive.Relations    `json:"relations"`
 	Files     []archive.FileStatus `json:"files"`
-	Problems  []dsh.Problem        `json:"problems"` // the fatal problem first, then warnings, of its files
+	Problems  []archive.Problem    `json:"problems"` // the fatal problem first, then warnings, of its files
 }
 
 // Session returns one session (an id prefix is enough) with its relations, files
@@ -226,7 +225,7 @@ func (a *App) Session(id string) (SessionDetail, error) {
 	if err != nil {
 		return SessionDetail{}, err
 	}
-	d := SessionDetail{Session: s, Problems: []dsh.Problem{}}
+	d := SessionDetail{Session: s, Problems: []archive.Problem{}}
 	if d.Relations, err = a.deps.Archive.Relations(a.ctx, s.ID); err != nil {
 		return d, err
 	}
@@ -310,7 +309,7 @@ func (a *App) Compactions() ([]archive.Compaction, error) {
 }
 
 // FileProblems returns the fatal problem and the warnings stored for one log file.
-func (a *App) FileProblems(path string) ([]dsh.Problem, error) {
+func (a *App) FileProblems(path string) ([]archive.Problem, error) {
 	if path == "" {
 		return nil, invalid("a file path is required")
 	}

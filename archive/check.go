@@ -21,7 +21,7 @@ func CheckFile(path string, opts ImportOptions) FileReport {
 
 // checkReader is CheckFile on a file's bytes already open (size of them).
 func checkReader(path string, f io.Reader, size int64, compressed bool, opts ImportOptions) FileReport {
-	fr := FileReport{Path: path, LastSeq: -1, Action: "checked", Warnings: []dsh.Problem{}}
+	fr := FileReport{Path: path, LastSeq: -1, Action: "checked", Warnings: []Problem{}}
 	fail := func(err error) FileReport {
 		f := failedReport(path, err)
 		f.SessionID, f.Bytes = fr.SessionID, fr.Bytes
@@ -40,7 +40,7 @@ func checkReader(path string, f io.Reader, size int64, compressed bool, opts Imp
 		checker = dsh.NewChecker(h)
 	}
 	fold := dsh.NewScheduleFold()
-	var foldProblems, undecodable []dsh.Problem
+	var foldProblems, undecodable []Problem
 	for h != nil {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -49,7 +49,7 @@ func checkReader(path string, f io.Reader, size int64, compressed bool, opts Imp
 		if err != nil {
 			return fail(err)
 		}
-		if _, p := decodeAhead(rec); p != nil {
+		if _, p := dsh.Project(rec); p != nil {
 			undecodable = append(undecodable, *p)
 		}
 		for i := range rec.Events {
@@ -68,7 +68,7 @@ func checkReader(path string, f io.Reader, size int64, compressed bool, opts Imp
 	fr.Records, fr.LogicalEvents, fr.LastSeq = res.Records, res.Events, res.LastSeq
 	fr.Warnings = append(fr.Warnings, res.Warnings...)
 	if h != nil {
-		fr.Warnings = append(fr.Warnings, identityWarnings(path, h)...)
+		fr.Warnings = append(fr.Warnings, dsh.IdentityWarnings(path, h)...)
 		fr.Warnings = append(fr.Warnings, checker.Finish()...)
 		fr.Warnings = append(fr.Warnings, undecodable...)
 		fr.Warnings = append(fr.Warnings, foldProblems...)

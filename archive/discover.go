@@ -7,58 +7,49 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"syscall"
-
-	"github.com/logbook/logbook/archive/dsh"
 )
 
-// V0 artifact names inside a dsh session folder.
-const (
-	dshPlainName      = "session.jsonl"
-	dshCompressedName = "session.jsonl.zstd"
-)
-
-// DefaultRoots returns the dsh session roots that exist on this machine:
-// $DSH_HOME/sessions (a blank DSH_HOME counts as unset) and ~/.dsh/sessions.
+// DefaultRoots returns the session roots of every format (see formats) that exist
+// on this machine, as absolute paths without duplicates.
 func DefaultRoots() []string {
-	var roots []string
-	if h := strings.TrimSpace(os.Getenv("DSH_HOME")); h != "" {
-		roots = append(roots, filepath.Join(h, "sessions"))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		roots = append(roots, filepath.Join(home, ".dsh", "sessions"))
-	}
 	var out []string
 	seen := map[string]bool{}
-	for _, r := range roots {
-		abs, err := filepath.Abs(r)
-		if err != nil || seen[abs] {
-			continue
-		}
-		seen[abs] = true
-		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-			out = append(out, abs)
+	for _, f := range formats() {
+		for _, r := range f.Roots() {
+			abs, err := filepath.Abs(r)
+			if err != nil || seen[abs] {
+				continue
+			}
+			seen[abs] = true
+			if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+				out = append(out, abs)
+			}
 		}
 	}
 	return out
 }
 
-// isSessionFile reports whether a file name is a V0 session artifact. Later formats
-// (session.vN.jsonl*) and other files in a session folder are not V0 and are skipped.
-func isSessionFile(name string) bool {
-	return name == dshPlainName || name == dshCompressedName
+// isSource reports whether an entry met in a walked folder is a session source of
+// one of the formats.
+func isSource(path string, e fs.DirEntry) bool {
+	for _, f := range formats() {
+		if f.IsSource(path, e) {
+			return true
+		}
+	}
+	return false
 }
 
-// Discovered is the result of expanding import paths into session files.
+// Discovered is the result of expanding import paths into session sources.
 type Discovered struct {
-	Files []string // absolute paths of session files, sorted
+	Files []string // absolute paths of session sources (files, or folders for a format whose sessions are folders), sorted
 	Roots []string // folders that were walked (for "gone upstream" checks)
 	// Problems holds every path that could not be taken, and why, as a problem with
 	// a stable kind:
 	// not-regular-file for a named pipe, device or socket (named on the command line,
 	// or named like a session file inside a walked root), io-error otherwise.
-	Problems map[string]*dsh.Problem
+	Problems map[string]*Problem
 }
 
 // ErrNotRegular is matched (errors.Is) by every *NotRegularError.
@@ -126,13 +117,14 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 	return f, fi, nil
 }
 
-// Discover expands paths (dsh roots, session folders or single files) into the
-// session files below them. A single file is taken whatever its name, so a user can
-// point at a renamed log; folders are walked for session.jsonl / session.jsonl.zstd.
+// Discover expands paths (roots, session folders or single files) into the session
+// sources below them. A single file is taken whatever its name, so a user can point
+// at a renamed log; folders are walked for what the formats call a source (dsh:
+// session.jsonl / session.jsonl.zstd).
 // Only regular files are taken (a symbolic link counts as what it points to): a
 // named pipe, device or socket is reported in Problems instead.
 func Discover(paths []string) Discovered {
-	d := Discovered{Problems: map[string]*dsh.Problem{}}
+	d := Discovered{Problems: map[string]*Problem{}}
 	seen := map[string]bool{}
 	add := func(p string) {
 		if !seen[p] {
@@ -140,8 +132,8 @@ func Discover(paths []string) Discovered {
 			d.Files = append(d.Files, p)
 		}
 	}
-	fail := func(p string, kind dsh.Kind, why string) {
-		d.Problems[p] = &dsh.Problem{Kind: kind, Offset: -1, Message: p + ": " + why}
+	fail := func(p string, kind Kind, why string) {
+		d.Problems[p] = &Problem{Kind: kind, Offset: -1, Message: p + ": " + why}
 	}
 	notRegular := func(p string, m fs.FileMode) {
 		fail(p, KindNotRegular, fmt.Sprintf("is %s, not a regular file; it was not read", fileKind(m)))
@@ -181,8 +173,12 @@ func Discover(paths []string) Discovered {
 				}
 				return nil
 			}
-			if e.IsDir() || !isSessionFile(e.Name()) {
+			if !isSource(path, e) {
 				return nil
+			}
+			if e.IsDir() {
+				add(path) // a session that is a folder of files
+				return fs.SkipDir
 			}
 			if e.Type().IsRegular() {
 				add(path)
@@ -220,7 +216,7 @@ func (d Discovered) Reports() []FileReport {
 	for _, p := range paths {
 		pr := *d.Problems[p]
 		out = append(out, FileReport{Path: p, Verdict: VerdictFailed, Action: "failed", LastSeq: -1, Error: &pr,
-			Warnings: []dsh.Problem{}})
+			Warnings: []Problem{}})
 	}
 	return out
 }

@@ -16,20 +16,20 @@ import (
 // archive, an interrupted import), or because the path is not a regular file (a
 // pipe or device, never opened): it says nothing of the file's content, and the
 // next import tries it again.
-const VerdictFailed dsh.Verdict = "failed"
+const VerdictFailed Verdict = "failed"
 
 // Problem kinds of a failed import: the cause, for people and scripts.
 const (
-	KindDiskFull         dsh.Kind = "disk-full"         // no space left for the archive
-	KindPermissionDenied dsh.Kind = "permission-denied" // the file or the archive could not be opened
-	KindReadOnly         dsh.Kind = "read-only"         // the archive or its folder cannot be written
-	KindInterrupted      dsh.Kind = "interrupted"       // the import was stopped before the file was done
-	KindNotRegular       dsh.Kind = "not-regular-file"  // a FIFO, device or socket, never read
+	KindDiskFull         Kind = "disk-full"         // no space left for the archive
+	KindPermissionDenied Kind = "permission-denied" // the file or the archive could not be opened
+	KindReadOnly         Kind = "read-only"         // the archive or its folder cannot be written
+	KindInterrupted      Kind = "interrupted"       // the import was stopped before the file was done
+	KindNotRegular       Kind = "not-regular-file"  // a FIFO, device or socket, never read
 )
 
 // faultKind names the cause of an import failure. Errors that are not a known
 // fault are I/O errors: reading the file or writing the archive failed.
-func faultKind(err error) dsh.Kind {
+func faultKind(err error) Kind {
 	var pe *problemError
 	if errors.As(err, &pe) {
 		return pe.p.Kind
@@ -54,12 +54,12 @@ func faultKind(err error) dsh.Kind {
 
 // failedReport is the report of a file whose import failed with err.
 func failedReport(path string, err error) FileReport {
-	return FileReport{Path: path, Verdict: VerdictFailed, Action: "failed", LastSeq: -1, Warnings: []dsh.Problem{},
-		Error: &dsh.Problem{Kind: faultKind(err), Offset: -1, Message: fmt.Sprintf("%s: %v", path, err)}}
+	return FileReport{Path: path, Verdict: VerdictFailed, Action: "failed", LastSeq: -1, Warnings: []Problem{},
+		Error: &Problem{Kind: faultKind(err), Offset: -1, Message: fmt.Sprintf("%s: %v", path, err)}}
 }
 
 // problemError carries a fault already classified (a failed report's problem) to
 // the place that reports it, so its kind is kept rather than guessed from text.
-type problemError struct{ p *dsh.Problem }
+type problemError struct{ p *Problem }
 
 func (e *problemError) Error() string { return e.p.Message }

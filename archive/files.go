@@ -10,8 +10,6 @@ import (
 	"os"
 
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/logbook/logbook/archive/dsh"
 )
 
 // fileUpsert is everything saved on a files row.
@@ -22,8 +20,8 @@ type fileUpsert struct {
 	id         identity
 	sums       []byte // prefix_sums of the bytes before the cursor
 	cursor     string
-	verdict    dsh.Verdict
-	problem    *dsh.Problem
+	verdict    Verdict
+	problem    *Problem
 	records    int64
 	events     int64
 	lastSeq    int64
@@ -88,7 +86,7 @@ func (s *Store) upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64
 }
 
 // saveProblems replaces a file's stored problems.
-func (s *Store) saveProblems(ctx context.Context, tx *sql.Tx, fileID int64, fatal *dsh.Problem, warnings []dsh.Problem) error {
+func (s *Store) saveProblems(ctx context.Context, tx *sql.Tx, fileID int64, fatal *Problem, warnings []Problem) error {
 	del := s.txStmt(ctx, tx, deleteProblemsName)
 	defer del.Close()
 	if _, err := del.ExecContext(ctx, fileID); err != nil {

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/logbook/logbook/archive/dsh"
 )
 
 // A file whose session another live file already archives is recorded without a
@@ -89,7 +87,7 @@ func (s *Store) fileStatuses(ctx context.Context, q querier, where string, args 
 
 // FileProblems returns the stored problems of one file: the fatal one first (if any),
 // then the warnings in line order. An unknown path is ErrNotFound.
-func (s *Store) FileProblems(ctx context.Context, path string) ([]dsh.Problem, error) {
+func (s *Store) FileProblems(ctx context.Context, path string) ([]Problem, error) {
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
@@ -112,9 +110,9 @@ func (s *Store) FileProblems(ctx context.Context, path string) ([]dsh.Problem, e
 		return nil, fmt.Errorf("problems of %q: %w", path, err)
 	}
 	defer rows.Close()
-	out := []dsh.Problem{}
+	out := []Problem{}
 	for rows.Next() {
-		var p dsh.Problem
+		var p Problem
 		if err := rows.Scan(&p.Kind, &p.Line, &p.Offset, &p.Seq, &p.Message); err != nil {
 			return nil, err
 		}

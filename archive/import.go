@@ -226,13 +226,13 @@ func summarize(files []FileReport) Summary {
 	for _, f := range files {
 		sum.Files++
 		switch f.Verdict {
-		case dsh.VerdictOK:
+		case VerdictOK:
 			sum.OK++
-		case dsh.VerdictRecovered:
+		case VerdictRecovered:
 			sum.Recovered++
-		case dsh.VerdictCorrupt:
+		case VerdictCorrupt:
 			sum.Corrupt++
-		case dsh.VerdictUnsupported:
+		case VerdictUnsupported:
 			sum.Unsupp++
 		case VerdictFailed:
 			sum.Failed++
@@ -280,7 +280,7 @@ func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions,
 		fr.SessionID = sid
 	}
 	if fr.Warnings == nil {
-		fr.Warnings = []dsh.Problem{} // the report's JSON lists warnings, never null
+		fr.Warnings = []Problem{} // the report's JSON lists warnings, never null
 	}
 	return fr
 }
@@ -419,7 +419,7 @@ func (s *Store) begin(f *os.File, id identity, compressed bool, opts ImportOptio
 		b.err = err
 		return b
 	}
-	b.job = &importJob{store: s, path: f.Name(), file: f, id: id, compressed: compressed,
+	b.job = &importJob{store: s, format: dsh.Format{}, path: f.Name(), file: f, id: id, compressed: compressed,
 		reader: b.r, header: h, opts: opts, action: "new", readDone: readDone}
 	b.job.startReading()
 	return b
@@ -547,7 +547,7 @@ func (s *Store) importAppend(ctx context.Context, f *os.File, id identity, row *
 	r := dsh.NewReader(pr, compressed, s.readerOptions(opts))
 	defer r.Close()
 	r.Resume(h, *row.cursor)
-	job := &importJob{store: s, path: path, file: f, id: id, row: row, compressed: compressed,
+	job := &importJob{store: s, format: dsh.Format{}, path: path, file: f, id: id, row: row, compressed: compressed,
 		reader: r, header: h, opts: opts, action: "appended", readDone: readDone}
 	if err := job.run(ctx, row); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
@@ -703,9 +703,9 @@ func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownF
 			&kind, &line, &off, &msg, &r.Records, &r.LogicalEvents, &r.LastSeq); err != nil {
 			return nil, err
 		}
-		r.Action, r.Warnings = "unchanged", []dsh.Problem{}
+		r.Action, r.Warnings = "unchanged", []Problem{}
 		if kind.Valid {
-			r.Error = &dsh.Problem{Kind: dsh.Kind(kind.String), Line: line.Int64, Offset: off.Int64, Message: msg.String}
+			r.Error = &Problem{Kind: Kind(kind.String), Line: line.Int64, Offset: off.Int64, Message: msg.String}
 		}
 		out[r.Path] = &k
 		byID[fileID] = &k
@@ -724,7 +724,7 @@ func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownF
 	defer prows.Close()
 	for prows.Next() {
 		var id int64
-		var p dsh.Problem
+		var p Problem
 		if err := prows.Scan(&id, &p.Kind, &p.Line, &p.Offset, &p.Seq, &p.Message); err != nil {
 			return nil, err
 		}

@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
 )
 
 // importJob carries one file's import through its transactions.
@@ -32,6 +32,7 @@ type importJob struct {
 	maxLine int64
 	checker *dsh.Checker
 	ld      dsh.LineDecoder
+	format  format.Format // the format of the file, which folds its schedules
 
 	// report is the file's report as saveFile last stored it, so a run need not
 	// read it back.
@@ -43,7 +44,7 @@ type importJob struct {
 	sumsOff int64
 	// undecodable holds the warnings for events the projection could not read in
 	// full, from this run and (on an append) the runs before it.
-	undecodable []dsh.Problem
+	undecodable []Problem
 
 	// The reading goroutine (see readAhead), once started; readDone fires when it
 	// has read the whole file (or stopped), which lets Import begin the next file.
@@ -82,6 +83,7 @@ func (j *importJob) prepare(rec *dsh.Record) (a ahead) {
 	if rec.Line <= j.maxLine {
 		return a // archived and observed already (replayed from the archive)
 	}
+	a.view, a.problem = dsh.Project(rec)
 	if rec.Row != nil {
 		j.checker.ObserveRow(rec.Row, rec.Line)
 		return a
@@ -89,8 +91,31 @@ func (j *importJob) prepare(rec *dsh.Record) (a ahead) {
 	for i := range rec.Events {
 		a.shadows = observe(j.checker, &rec.Events[i], rec.Line, a.shadows)
 	}
-	a.data, a.problem = decodeAhead(rec)
 	return a
+}
+
+// shadowPair records that a surface node was replaced: seq by the event at by.
+type shadowPair struct{ seq, by int64 }
+
+// observe feeds the semantic checker one event (chunk members too, in seq order) and
+// returns the surface nodes the event shadowed. It only touches the checker, so it
+// can run on the reader's goroutine, ahead of the writer.
+func observe(checker *dsh.Checker, ev *dsh.Event, line int64, out []shadowPair) []shadowPair {
+	var span []int64
+	if len(ev.SurfaceOp) > 0 && ev.SurfaceOp[0] == '{' {
+		var op struct{ Start, End int64 }
+		if json.Unmarshal(ev.SurfaceOp, &op) == nil {
+			span, _ = checker.Surface().Span(op.Start, op.End)
+		}
+	}
+	checker.Observe(ev, line)
+	shadowed := checker.Surface().Shadowed()
+	for _, s := range span {
+		if shadowed[s] == ev.Seq {
+			out = append(out, shadowPair{seq: s, by: ev.Seq})
+		}
+	}
+	return out
 }
 
 // run imports the records the reader yields. prev is the stored row when resuming
@@ -157,7 +182,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 		if it.problem != nil {
 			j.undecodable = append(j.undecodable, *it.problem)
 		}
-		if err := proj.record(rec, it.data); err != nil {
+		if err := proj.record(&it.view); err != nil {
 			proj.close()
 			return fmt.Errorf("line %d: %w", rec.Line, err)
 		}
@@ -206,10 +231,10 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	}
 	proj.blocks.flush()
 	res := j.reader.Result()
-	if res.Records == 0 && j.action == "appended" && res.Verdict == dsh.VerdictOK {
+	if res.Records == 0 && j.action == "appended" && res.Verdict == VerdictOK {
 		j.action = "unchanged"
 	}
-	warnings := append([]dsh.Problem{}, res.Warnings...)
+	warnings := append([]Problem{}, res.Warnings...)
 	warnings = append(warnings, j.identityWarnings()...)
 	warnings = append(warnings, j.checker.Finish()...)
 	warnings = append(warnings, j.undecodable...)
@@ -379,7 +404,7 @@ func (j *importJob) loadUndecodable(ctx context.Context, tx *sql.Tx, fileID int6
 	}
 	defer rows.Close()
 	for rows.Next() {
-		p := dsh.Problem{Kind: KindUndecodableEvent}
+		p := Problem{Kind: KindUndecodableEvent}
 		if err := rows.Scan(&p.Line, &p.Offset, &p.Seq, &p.Message); err != nil {
 			return err
 		}
@@ -417,30 +442,8 @@ func (j *importJob) verifyStored(ctx context.Context, tx *sql.Tx, rec *dsh.Recor
 }
 
 // identityWarnings compares the folder names dsh derives from the header with the
-// file's location, when the file sits in a dsh-shaped root.
-func (j *importJob) identityWarnings() []dsh.Problem { return identityWarnings(j.path, j.header) }
-
-func identityWarnings(path string, h *dsh.Header) []dsh.Problem {
-	dir := filepath.Dir(path)
-	project := filepath.Base(filepath.Dir(dir))
-	if !(len(project) > 4 && project[:2] == "--") && project != dsh.NoCwdDir {
-		return nil
-	}
-	var out []dsh.Problem
-	if seg, err := dsh.EncodeSegment(h.ID); err == nil && seg != filepath.Base(dir) {
-		out = append(out, dsh.Problem{Kind: dsh.KindIdentityMismatch, Line: 1, Offset: 0,
-			Message: fmt.Sprintf("header id %q belongs in folder %q, but the file is in %q", h.ID, seg, filepath.Base(dir))})
-	}
-	want := dsh.NoCwdDir
-	if h.HasCwd {
-		want = dsh.ProjectKey(h.Cwd)
-	}
-	if want != project {
-		out = append(out, dsh.Problem{Kind: dsh.KindIdentityMismatch, Line: 1, Offset: 0,
-			Message: fmt.Sprintf("header cwd %q belongs in project folder %q, but the file is in %q", h.Cwd, want, project)})
-	}
-	return out
-}
+// file's location.
+func (j *importJob) identityWarnings() []Problem { return dsh.IdentityWarnings(j.path, j.header) }
 
 // Names of the statements that fold schedules and save a session's totals, among
 // the store's prepared statements.
@@ -474,15 +477,15 @@ var sessionSQL = map[string]string{
 
 // foldSchedules re-folds the session's own schedule/change events (from seedLength
 // on; a fork never adopts its parent's reminders) into the schedules table.
-func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]dsh.Problem, error) {
+func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]Problem, error) {
 	sel := j.store.txStmt(ctx, tx, scheduleChangesName)
 	defer sel.Close()
 	rows, err := sel.QueryContext(ctx, j.pk, j.header.SeedLength)
 	if err != nil {
 		return nil, err
 	}
-	fold := dsh.NewScheduleFold()
-	var problems []dsh.Problem
+	fold := j.format.ScheduleFold()
+	var problems []Problem
 	found := false
 	for rows.Next() {
 		found = true
@@ -492,12 +495,7 @@ func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]dsh.Proble
 			rows.Close()
 			return nil, err
 		}
-		rec, p := j.ld.Decode(raw, line)
-		if p != nil {
-			continue
-		}
-		if p := fold.Apply(&rec.Events[0]); p != nil {
-			p.Line = line
+		if p := fold.Apply(line, raw); p != nil {
 			problems = append(problems, *p)
 		}
 	}
@@ -523,7 +521,7 @@ func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]dsh.Proble
 		if sc.Kind == "every" {
 			every = sc.EverySeconds
 		}
-		if sc.EndedSeq != 0 || sc.Status != dsh.ScheduleActive {
+		if sc.EndedSeq != 0 || sc.Status != ScheduleActive {
 			ended = sc.EndedSeq
 		}
 		if !sc.LastAcceptedAt.IsZero() {
@@ -539,7 +537,7 @@ func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]dsh.Proble
 }
 
 // saveSession writes the projection's totals onto the session row.
-func (j *importJob) saveSession(ctx context.Context, tx *sql.Tx, st projState, v dsh.Verdict) error {
+func (j *importJob) saveSession(ctx context.Context, tx *sql.Tx, st projState, v Verdict) error {
 	state, _ := json.Marshal(st)
 	models, _ := json.Marshal(append([]string{}, st.Models...))
 	stmt := j.store.txStmt(ctx, tx, saveSessionName)
@@ -566,10 +564,10 @@ func nullZero(n int64) any {
 // saveProgress records a durable intermediate point: the session totals and a cursor,
 // with the file's size left unknown so the next run resumes rather than skips.
 func (j *importJob) saveProgress(ctx context.Context, tx *sql.Tx, st projState, committed dsh.Cursor) error {
-	if err := j.saveSession(ctx, tx, st, dsh.VerdictOK); err != nil {
+	if err := j.saveSession(ctx, tx, st, VerdictOK); err != nil {
 		return err
 	}
-	res := dsh.Result{Verdict: dsh.VerdictOK, Committed: committed, LastSeq: st.LastSeq}
+	res := dsh.Result{Verdict: VerdictOK, Committed: committed, LastSeq: st.LastSeq}
 	saved := j.id
 	j.id.size = -1
 	defer func() { j.id = saved }()
@@ -577,7 +575,7 @@ func (j *importJob) saveProgress(ctx context.Context, tx *sql.Tx, st projState, 
 }
 
 // saveFile upserts the file row, its problems and any bytes that were not imported.
-func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st projState, warnings []dsh.Problem) error {
+func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st projState, warnings []Problem) error {
 	cur := res.Committed
 	// The sums of the bytes read before (the stored row's, or an earlier batch's of
 	// this run) are reused: only what this run read is summed.
@@ -611,7 +609,7 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st
 		return nil
 	}
 	kind, from := "tail", cur.Offset
-	if res.Verdict != dsh.VerdictRecovered {
+	if res.Verdict != VerdictRecovered {
 		kind, from = "original", 0
 	}
 	return saveBlob(ctx, tx, j.file, fileID, kind, from, j.store.Now().UnixMilli())
@@ -627,14 +625,14 @@ func (j *importJob) readReport(read int64) FileReport {
 
 // storedFileReport is the report knownFiles would read back for a file saved with
 // these values: an error keeps no seq, and warnings keep their order.
-func storedFileReport(path string, h *dsh.Header, pk int64, res dsh.Result, st projState, warnings []dsh.Problem) FileReport {
+func storedFileReport(path string, h *dsh.Header, pk int64, res dsh.Result, st projState, warnings []Problem) FileReport {
 	fr := FileReport{Path: path, Verdict: res.Verdict, Records: st.Records, LogicalEvents: st.Events,
-		LastSeq: st.LastSeq, Warnings: append([]dsh.Problem{}, warnings...)}
+		LastSeq: st.LastSeq, Warnings: append([]Problem{}, warnings...)}
 	if pk != 0 {
 		fr.SessionID = h.ID
 	}
 	if p := res.Problem; p != nil {
-		fr.Error = &dsh.Problem{Kind: p.Kind, Line: p.Line, Offset: p.Offset, Message: p.Message}
+		fr.Error = &Problem{Kind: p.Kind, Line: p.Line, Offset: p.Offset, Message: p.Message}
 	}
 	return fr
 }
@@ -653,7 +651,7 @@ func (j *importJob) saveDuplicate(ctx context.Context, tx *sql.Tx, owner string)
 	}
 	res := j.reader.Result()
 	j.action = "duplicate"
-	warn := dsh.Problem{Kind: "duplicate-session", Line: 1, Offset: 0,
+	warn := Problem{Kind: "duplicate-session", Line: 1, Offset: 0,
 		Message: fmt.Sprintf("session %s is already archived from %s; this copy was checked but not stored again", j.header.ID, owner)}
 	j.pk = 0
 	return errors.Join(j.saveFile(ctx, tx, res, projState{Records: res.Records, Events: res.Events, LastSeq: res.LastSeq},

@@ -11,7 +11,7 @@ import (
 
 	"github.com/klauspost/compress/s2"
 
-	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
 )
 
 // projState is the per-session state the projection carries across incremental
@@ -47,7 +47,7 @@ type projector struct {
 	stmts  map[string]*sql.Stmt
 	events []any // queued events rows, eventColumns values each
 	blocks *blockWriter
-	// scheduleChanges counts the schedule/change events stored, so an import can
+	// scheduleChanges counts the schedule changes stored, so an import can
 	// skip re-folding schedules when there are none.
 	scheduleChanges int
 }
@@ -183,68 +183,56 @@ func (p *projector) exec(name string, args ...any) error {
 	return nil
 }
 
-// record stores one storage line and projects its events; data is the record's
-// decodeAhead.
-func (p *projector) record(rec *dsh.Record, data *eventData) error {
-	if err := p.blocks.add(rec.Line, rec.FirstSeq(), rec.LastSeq(), rec.Raw); err != nil {
+// record stores one record and writes its events row and view items.
+func (p *projector) record(rec *format.Record) error {
+	if bytes.IndexByte(rec.Raw, '\n') >= 0 {
+		// Blocks frame records by newlines: such a record would come back as two.
+		return fmt.Errorf("record at line %d holds a newline, which the archive cannot keep", rec.Line)
+	}
+	if err := p.blocks.add(rec.Line, rec.FirstSeq, rec.LastSeq, rec.Raw); err != nil {
 		return err
 	}
 	p.st.Records++
-	p.st.Events += rec.NumEvents()
-	p.st.LastSeq = rec.LastSeq()
-	if row := rec.Row; row != nil {
-		p.times(row.Time0, row.MaxTime)
+	p.st.Events += rec.Events
+	p.st.LastSeq = rec.LastSeq
+	p.times(rec.FirstTime, rec.LastTime)
+	ev := rec.Event
+	if ev == nil {
+		return nil // kept in the blocks only
 	}
-	for i := range rec.Events {
-		p.times(rec.Events[i].Time, rec.Events[i].Time)
-	}
-	if rec.Packed != "" || rec.Events[0].Type == "assistant/chunk" {
-		// Stream chunks (packed or loose) are log-only token deltas that dsh itself
-		// never renders; the assembled assistant/message is what views use. Their
-		// bytes are in the block, and skipping a row for each keeps imports fast.
-		return nil
-	}
-	ev := &rec.Events[0]
-	var turn, step any
-	if t, ok, s, ok2 := dsh.TurnStep(ev.Data); ok || ok2 {
-		if ok {
-			turn = t
-		}
-		if ok2 {
-			step = s
-		}
-	}
+	turn, step := intArg(ev.Turn), intArg(ev.Step)
 	switch {
-	case ev.Type == "turn/start" && turn != nil:
-		t := turn.(int64)
+	case ev.TurnStarts && ev.Turn != nil:
+		t := *ev.Turn
 		p.st.OpenTurn = &t
-	case turn == nil && p.st.OpenTurn != nil && !bytes.Contains(ev.Data, []byte(`"turn"`)):
-		// (A "turn": null, as on a manual compaction, is kept as written.)
+	case ev.Turn == nil && p.st.OpenTurn != nil && !ev.NamesTurn:
 		turn = *p.st.OpenTurn
 	}
-	if ev.Type == "turn/end" {
+	if ev.TurnEnds {
 		p.st.OpenTurn = nil
-	}
-	surface := "log-only"
-	if dsh.IsSurfaceType(ev.Type) {
-		surface = "current"
 	}
 	var sourceSeqs any
 	if ev.HasSourceSeqs {
-		// The canonical range encoding expands to exactly the same list and keeps an
-		// assistant/message citing hundreds of chunk seqs to a few bytes.
-		sourceSeqs = string(dsh.EncodeSeqRanges(ev.SourceEventSeqs))
+		sourceSeqs = ev.SourceSeqs
 	}
-	if err := p.addEvent(p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, surface, sourceSeqs, nil); err != nil {
+	if err := p.addEvent(p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, ev.Surface, sourceSeqs, nil); err != nil {
 		return err
 	}
-	if ev.Type == "schedule/change" {
-		if err := p.exec("scheduleChange", p.pk, ev.Seq, rec.Line, string(rec.Raw)); err != nil {
+	at := eventAt{seq: ev.Seq, time: ev.Time, line: rec.Line, raw: rec.Raw, turn: turn, step: step}
+	for _, it := range rec.Items {
+		if err := p.item(at, it); err != nil {
 			return err
 		}
-		p.scheduleChanges++
 	}
-	return p.event(ev, turn, step, data)
+	return nil
+}
+
+// intArg is an optional integer as a statement argument: nil or its value.
+func intArg(v *int64) any {
+	if v == nil {
+		return nil
+	}
+	return *v
 }
 
 // times folds the times of a record's events into the session's first and last
@@ -254,30 +242,6 @@ func (p *projector) times(first, latest int64) {
 		p.st.FirstTime = &first
 	}
 	p.st.LastTime = max(p.st.LastTime, latest)
-}
-
-// shadowPair records that a surface node was replaced: seq by the event at by.
-type shadowPair struct{ seq, by int64 }
-
-// observe feeds the semantic checker one event (chunk members too, in seq order) and
-// returns the surface nodes the event shadowed. It only touches the checker, so it
-// can run on the reader's goroutine, ahead of the writer.
-func observe(checker *dsh.Checker, ev *dsh.Event, line int64, out []shadowPair) []shadowPair {
-	var span []int64
-	if len(ev.SurfaceOp) > 0 && ev.SurfaceOp[0] == '{' {
-		var op struct{ Start, End int64 }
-		if json.Unmarshal(ev.SurfaceOp, &op) == nil {
-			span, _ = checker.Surface().Span(op.Start, op.End)
-		}
-	}
-	checker.Observe(ev, line)
-	shadowed := checker.Surface().Shadowed()
-	for _, s := range span {
-		if shadowed[s] == ev.Seq {
-			out = append(out, shadowPair{seq: s, by: ev.Seq})
-		}
-	}
-	return out
 }
 
 // shadow marks a surface node as replaced.
@@ -291,226 +255,83 @@ func (p *projector) shadow(sp shadowPair) error {
 	return p.exec("shadow", sp.by, p.pk, sp.seq)
 }
 
-// Data shapes the projection reads. Only the fields views need are decoded.
-type (
-	msgSource struct {
-		Kind         string `json:"kind"`
-		Plugin       string `json:"plugin"`
-		Provider     string `json:"provider"`
-		Model        string `json:"model"`
-		CallID       string `json:"callId"`
-		CompactionID string `json:"compactionId"`
-	}
-	contentBlock struct {
-		Type       string         `json:"type"`
-		Text       string         `json:"text"`
-		ToolCallID string         `json:"toolCallId"`
-		Content    []contentBlock `json:"content"`
-		IsError    bool           `json:"isError"`
-	}
-	message struct {
-		ID      string         `json:"id"`
-		Role    string         `json:"role"`
-		Content []contentBlock `json:"content"`
-		Source  msgSource      `json:"source"`
-	}
-	usage struct {
-		InputTokens     int64 `json:"inputTokens"`
-		OutputTokens    int64 `json:"outputTokens"`
-		CacheReadTokens int64 `json:"cacheReadTokens"`
-		ReasoningTokens int64 `json:"reasoningTokens"`
-	}
-	eventData struct {
-		Message     *message        `json:"message"`
-		Usage       *usage          `json:"usage"`
-		Interrupted bool            `json:"interrupted"`
-		Error       json.RawMessage `json:"error"`
-
-		CallID    string `json:"callId"`
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-
-		Policy   string `json:"policy"`
-		Mode     string `json:"mode"`
-		Preset   string `json:"preset"`
-		ID       string `json:"id"`
-		ToolName string `json:"toolName"`
-		Reason   string `json:"reason"`
-		Outcome  string `json:"outcome"`
-
-		CompactionID   string         `json:"compactionId"`
-		Summary        []contentBlock `json:"summary"`
-		ShadowedRange  *struct{ Start, End int64 }
-		ShadowedSeqs   []int64 `json:"shadowedSeqs"`
-		ShadowedTokens *int64  `json:"shadowedTokenCount"`
-		Provider       string  `json:"provider"`
-		Model          string  `json:"model"`
-
-		Title string `json:"title"`
-		// TitleSource is a session/title's source, read by decodeEventData from the
-		// title's own shape ({kind, provider?, model?:{provider, model}}); other types
-		// spell `source` differently (a string on approval/policy and sandbox/mode).
-		TitleSource *titleSource `json:"-"`
-	}
-	titleSource struct {
-		Kind     string          `json:"kind"`
-		Provider string          `json:"provider"`
-		Model    json.RawMessage `json:"model"`
-	}
-)
-
-// projectedTypes are the event types whose data the views need.
-var projectedTypes = map[string]bool{
-	"user/message": true, "assistant/message": true, "tool/call": true, "tool/result": true,
-	"approval/policy": true, "sandbox/mode": true, "permission/preset": true,
-	"approval/asked": true, "approval/decided": true,
-	"compaction/start": true, "compaction/summary": true, "compaction/end": true, "compaction/prune": true,
-	"session/title": true, "request/context": true, "turn/start": true, "session/end-seed": true,
+// eventAt is the event a view item comes from: its seq and time, its archived line
+// and the turn and step the events row places it in (nil when none).
+type eventAt struct {
+	seq, time, line int64
+	raw             []byte
+	turn, step      any
 }
 
-// decodeAhead decodes the data of a plain event the projection reads. It returns nil
-// for any other record. Data of an unexpected shape is never passed over in silence:
-// what could be read is projected, and the problem (a KindUndecodableEvent warning
-// naming the line, seq and field) goes into the file's report; data that is not an
-// object at all gives nil data and the warning.
-func decodeAhead(rec *dsh.Record) (*eventData, *dsh.Problem) {
-	if rec.Packed != "" || !projectedTypes[rec.Events[0].Type] {
-		return nil, nil
-	}
-	ev := &rec.Events[0]
-	d := new(eventData)
-	ok, problem := decodeEventData(ev.Type, ev.Data, d)
-	var p *dsh.Problem
-	if problem != "" {
-		p = &dsh.Problem{Kind: KindUndecodableEvent, Line: rec.Line, Offset: rec.Offset, Seq: ev.Seq,
-			Message: fmt.Sprintf("%s at seq %d: %s; the event is archived as written, but views may miss this part of it", ev.Type, ev.Seq, problem)}
-	}
-	if !ok {
-		return nil, p
-	}
-	return d, p
-}
-
-// event projects one plain event, with its decodeAhead data, into the derived views.
-func (p *projector) event(ev *dsh.Event, turn, step any, d *eventData) error {
-	if d == nil {
-		return nil
-	}
-	switch ev.Type {
-	case "user/message":
-		m := d.Message
-		kind := "injected"
-		if m.Source.Kind == "user" {
-			kind = "human"
+// item writes one view item a format derived from an event into the derived views
+// and the session's totals.
+func (p *projector) item(at eventAt, it format.Item) error {
+	seq, t, turn, step := at.seq, at.time, at.turn, at.step
+	switch it := it.(type) {
+	case format.MessageItem:
+		if it.Role != "tool" {
+			p.st.Messages++
 		}
-		if m.Source.Plugin == "compact" && m.Source.CompactionID != "" {
-			if err := p.exec("compactionReplace", ev.Seq, p.pk, m.Source.CompactionID); err != nil {
-				return err
-			}
-		}
-		p.st.Messages++
-		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "user", kind, m.Source.Kind, nullStr(m.Source.Plugin),
-			nullStr(m.ID), p.pack(blockText(m.Content, "text")), "", nil, nil, 0, nil)
-	case "assistant/message":
-		if d.Message == nil {
-			return nil
-		}
-		m := d.Message
-		if d.Usage != nil {
-			p.st.Tokens.Input += d.Usage.InputTokens
-			p.st.Tokens.Output += d.Usage.OutputTokens
-			p.st.Tokens.Reasoning += d.Usage.ReasoningTokens
-			p.st.Tokens.CacheRead += d.Usage.CacheReadTokens
-		}
-		p.addModel(m.Source.Provider, m.Source.Model)
-		p.st.Messages++
-		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "assistant", "assistant", m.Source.Kind, nil,
-			nullStr(m.ID), p.pack(blockText(m.Content, "text")), p.pack(blockText(m.Content, "reasoning")),
-			nullStr(m.Source.Provider), nullStr(m.Source.Model), boolInt(d.Interrupted), nil)
-	case "tool/call":
+		return p.exec("message", p.pk, seq, t, turn, step, it.Role, it.Kind, it.SourceKind, nullStr(it.Plugin),
+			nullStr(it.ID), p.pack(it.Text), p.pack(it.Reasoning), nullStr(it.Provider), nullStr(it.Model),
+			boolInt(it.Interrupted), nullStr(it.CallID))
+	case format.UsageItem:
+		p.st.Tokens.Input += it.Input
+		p.st.Tokens.Output += it.Output
+		p.st.Tokens.Reasoning += it.Reasoning
+		p.st.Tokens.CacheRead += it.CacheRead
+	case format.ModelItem:
+		p.addModel(it.Provider, it.Model)
+	case format.ToolCallItem:
 		p.st.ToolCalls++
-		return p.exec("toolCall", p.pk, d.CallID, d.Name, d.Arguments, turn, step, ev.Seq, ev.Time)
-	case "tool/result":
-		if d.Message == nil {
-			return nil
+		return p.exec("toolCall", p.pk, it.CallID, it.Name, it.Arguments, turn, step, seq, t)
+	case format.ToolResultItem:
+		return p.exec("toolResult", p.pk, it.CallID, turn, step, seq, t, seq, t,
+			nil, boolInt(it.IsError), nullStr(it.ErrorName), nullStr(it.ErrorCode))
+	case format.SettingItem:
+		switch it.Setting {
+		case format.SettingApprovalPolicy:
+			p.st.Policy = it.Value
+		case format.SettingSandboxMode:
+			p.st.Sandbox = it.Value
+		case format.SettingPermissionPreset:
+			p.st.Preset = it.Value
 		}
-		m := d.Message
-		callID := m.Source.CallID
-		var output strings.Builder
-		isError := false
-		for _, b := range m.Content {
-			if b.Type == "tool-result" {
-				if callID == "" {
-					callID = b.ToolCallID
-				}
-				output.WriteString(blockText(b.Content, "text"))
-				isError = isError || b.IsError
-			}
-		}
-		var errName, errCode any
-		if len(d.Error) > 0 && string(d.Error) != "null" {
-			var e struct {
-				Name string `json:"name"`
-				Code any    `json:"code"`
-			}
-			_ = json.Unmarshal(d.Error, &e)
-			errName, errCode = nullStr(e.Name), nullStr(fmt.Sprint(e.Code))
-			isError = true
-		}
-		// The output text lives once, on the tool_result message; tool_calls joins it.
-		if err := p.exec("toolResult", p.pk, callID, turn, step, ev.Seq, ev.Time, ev.Seq, ev.Time,
-			nil, boolInt(isError), errName, errCode); err != nil {
-			return err
-		}
-		return p.exec("message", p.pk, ev.Seq, ev.Time, turn, step, "tool", "tool_result", "tool", nil,
-			nullStr(m.ID), p.pack(output.String()), "", nil, nil, 0, nullStr(callID))
-	case "approval/policy":
-		p.st.Policy = d.Policy
-	case "sandbox/mode":
-		p.st.Sandbox = d.Mode
-	case "permission/preset":
-		p.st.Preset = d.Preset
-	case "approval/asked":
-		return p.exec("approvalAsked", p.pk, d.ID, d.ToolName, nullStr(d.CallID), nullStr(d.Reason), turn, ev.Seq, ev.Time,
+	case format.ApprovalAskedItem:
+		return p.exec("approvalAsked", p.pk, it.ID, it.ToolName, nullStr(it.CallID), nullStr(it.Reason), turn, seq, t,
 			nullStr(p.st.Policy), nullStr(p.st.Sandbox), nullStr(p.st.Preset))
-	case "approval/decided":
-		return p.exec("approvalDecided", p.pk, d.ID, ev.Seq, ev.Time, d.Outcome)
-	case "compaction/start":
-		return p.exec("compactionStart", p.pk, d.CompactionID, turn, ev.Seq, ev.Time)
-	case "compaction/summary":
-		seqs, _ := json.Marshal(orEmpty(d.ShadowedSeqs))
-		var start, end any
-		if d.ShadowedRange != nil {
-			start, end = d.ShadowedRange.Start, d.ShadowedRange.End
+	case format.ApprovalDecidedItem:
+		return p.exec("approvalDecided", p.pk, it.ID, seq, t, it.Outcome)
+	case format.CompactionStartItem:
+		return p.exec("compactionStart", p.pk, it.ID, turn, seq, t)
+	case format.CompactionSummaryItem:
+		seqs, _ := json.Marshal(orEmpty(it.ShadowedSeqs))
+		kind, status := "compaction", "open"
+		if it.Prune {
+			kind, status = "prune", "ok" // a prune is complete at once
 		}
-		p.addModel(d.Provider, d.Model)
-		return p.exec("compactionSummary", p.pk, d.CompactionID, "compaction", ev.Seq, blockText(d.Summary, "text"),
-			start, end, string(seqs), d.ShadowedTokens, nullStr(d.Provider), nullStr(d.Model), "open")
-	case "compaction/prune":
-		seqs, _ := json.Marshal(orEmpty(d.ShadowedSeqs))
-		var start, end any
-		if d.ShadowedRange != nil {
-			start, end = d.ShadowedRange.Start, d.ShadowedRange.End
-		}
-		return p.exec("compactionSummary", p.pk, fmt.Sprintf("prune-%d", ev.Seq), "prune", ev.Seq, "",
-			start, end, string(seqs), d.ShadowedTokens, nil, nil, "ok")
-	case "compaction/end":
+		return p.exec("compactionSummary", p.pk, it.ID, kind, seq, it.Summary, it.ShadowedStart, it.ShadowedEnd,
+			string(seqs), it.ShadowedTokens, nullStr(it.Provider), nullStr(it.Model), status)
+	case format.CompactionReplaceItem:
+		return p.exec("compactionReplace", seq, p.pk, it.ID)
+	case format.CompactionEndItem:
 		status, errText := "ok", any(nil)
-		if len(d.Error) > 0 && string(d.Error) != "null" {
-			status, errText = "failed", errorText(d.Error)
+		if it.Failed {
+			status, errText = "failed", it.Error
 		}
-		return p.exec("compactionEnd", p.pk, d.CompactionID, turn, ev.Seq, ev.Time, errText, status)
-	case "session/title":
-		p.st.Title = d.Title
-		if d.TitleSource != nil {
-			p.st.TitleSource = d.TitleSource.Kind
+		return p.exec("compactionEnd", p.pk, it.ID, turn, seq, t, errText, status)
+	case format.TitleItem:
+		p.st.Title = it.Title
+		if it.Source != nil {
+			p.st.TitleSource = *it.Source
 		}
-	case "request/context":
-		p.addModel(d.Provider, d.Model)
-	case "turn/start":
+	case format.ScheduleChangeItem:
+		p.scheduleChanges++
+		return p.exec("scheduleChange", p.pk, seq, at.line, string(at.raw))
+	case format.TurnStartItem:
 		p.st.Turns++
-	case "session/end-seed":
-		s := ev.Seq
+	case format.EndSeedItem:
+		s := seq
 		p.st.LastEndSeed = &s
 	}
 	return nil
@@ -542,39 +363,6 @@ func (p *projector) pack(text string) any {
 		return text
 	}
 	return s2.Encode(nil, []byte(text))
-}
-
-// blockText joins the text of content blocks of one type.
-func blockText(blocks []contentBlock, typ string) string {
-	var b strings.Builder
-	for _, c := range blocks {
-		if c.Type == typ && c.Text != "" {
-			if b.Len() > 0 {
-				b.WriteString("\n\n")
-			}
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
-}
-
-// errorText renders an error value (a string or an object with a message) for people.
-func errorText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var e struct {
-		Message string `json:"message"`
-		Code    any    `json:"code"`
-	}
-	if json.Unmarshal(raw, &e) == nil && e.Message != "" {
-		if e.Code != nil {
-			return fmt.Sprintf("%s (%v)", e.Message, e.Code)
-		}
-		return e.Message
-	}
-	return string(raw)
 }
 
 func nullStr(s string) any {

@@ -9,7 +9,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
 )
 
 const sessionColumns = `s.id, s.agent, COALESCE(s.title, ''), COALESCE(s.title_source, ''), COALESCE(s.cwd, ''), s.project,
@@ -325,12 +325,12 @@ func (s *Store) Schedules(ctx context.Context, f ItemFilter, now time.Time) ([]S
 		}
 		it.AfterSeconds, it.EverySeconds, it.LastAcceptedAt = intPtr(after), intPtr(every), msPtr(accepted)
 		it.ScheduledAt, it.CreatedAt = msTime(at), msTime(created)
-		sc := dsh.Schedule{ID: it.ID, Kind: it.Kind, Status: it.Status, ScheduledAt: it.ScheduledAt}
+		sc := Schedule{ID: it.ID, Kind: it.Kind, Status: it.Status, ScheduledAt: it.ScheduledAt}
 		if every.Valid {
 			sc.EverySeconds = every.Int64
 		}
 		it.State = sc.StateAt(now)
-		if next, ok := dsh.NextFire(sc, now); ok {
+		if next, ok := format.NextFire(sc, now); ok {
 			next = next.UTC()
 			it.NextFire = &next
 		}

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/logbook/logbook/archive/dsh"
 )
 
 // rawLines returns the archived storage lines with the given line numbers (ascending,
@@ -57,27 +54,4 @@ func (s *Store) rawLines(ctx context.Context, q *sql.Tx, pk int64, lines []int64
 		out[ln] = bytes.Clone(plain[pos : pos+i])
 	}
 	return out, nil
-}
-
-// rawData returns the data member of a raw event line, or nil. Archived lines are
-// valid JSON, which lets the fast member scanner skip the rest of the line.
-func rawData(raw []byte) json.RawMessage {
-	var data json.RawMessage
-	dsh.Members(raw, func(k, v []byte) {
-		if string(k) == "data" {
-			data = v
-		}
-	})
-	return data
-}
-
-// memberString returns a top-level string member of a JSON object (valid JSON), or "".
-func memberString(data json.RawMessage, key string) string {
-	var out string
-	dsh.Members(data, func(k, v []byte) {
-		if string(k) == key {
-			out, _ = dsh.String(v)
-		}
-	})
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
 )
 
 // readItem is one record read ahead, with the cursor durable after it.
@@ -19,8 +20,8 @@ type readItem struct {
 // writing goroutine the slower of the two.
 type ahead struct {
 	shadows []shadowPair
-	data    *eventData   // see decodeAhead
-	problem *dsh.Problem // what decodeAhead could not read
+	view    format.Record // what the archive keeps of the record (dsh.Project)
+	problem *Problem      // what dsh.Project could not read
 }
 
 // readAheadBytes bounds the bytes a pipeline holds in records read ahead of the

@@ -124,7 +124,7 @@ func (s *Store) overrideTx(ctx context.Context, sessionID, scheduleID string, mu
 	if err != nil {
 		return err
 	}
-	if mustBeActive && status != dsh.ScheduleActive {
+	if mustBeActive && status != ScheduleActive {
 		return fmt.Errorf("schedule %s of session %s is %s: %w", scheduleID, sessionID, status, ErrScheduleEnded)
 	}
 	if err := fn(tx, pk); err != nil {
@@ -326,10 +326,10 @@ func (s *Store) addLogbookState(ctx context.Context, pk int64, items []ScheduleI
 func logbookView(it *ScheduleItem, cursor *time.Time, now time.Time) {
 	it.LogbookState, it.LogbookNextFire = "", nil
 	switch {
-	case it.Status == dsh.ScheduleDeleted:
+	case it.Status == ScheduleDeleted:
 		it.LogbookState = LogbookDeleted
 		return
-	case it.Status != dsh.ScheduleActive:
+	case it.Status != ScheduleActive:
 		it.LogbookState = LogbookCompleted
 		return
 	case it.Override == OverrideDismissed:

@@ -7,16 +7,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
 )
-
-// stateTypes are the event types that set a part of a session's working state, each
-// replacing what the previous event of its type said (peers.md §9: the session-state
-// timeline no viewer folds).
-var stateTypes = []string{
-	"todo/write", "plan/mode", "goal/change", "permission/preset", "sandbox/mode",
-	"approval/policy", "model/selection", "agent-preset/selected", "session/title",
-}
 
 // StateEntry is the latest event of one state type at or before the asked seq.
 type StateEntry struct {
@@ -28,13 +20,13 @@ type StateEntry struct {
 
 // SessionState is a session's working state just after one event: the todo list,
 // plan mode, goal, permissions, sandbox, approval policy, model, preset and title in
-// force then (one entry per type that had been set, in stateTypes order), and the
+// force then (one entry per type that had been set, in the order of its format's StateTypes), and the
 // session's own scheduled prompts as dsh's fold had them at that point.
 type SessionState struct {
-	SessionID string         `json:"session_id"`
-	Seq       int64          `json:"seq"`
-	Entries   []StateEntry   `json:"entries"`
-	Schedules []dsh.Schedule `json:"schedules"`
+	SessionID string       `json:"session_id"`
+	Seq       int64        `json:"seq"`
+	Entries   []StateEntry `json:"entries"`
+	Schedules []Schedule   `json:"schedules"`
 }
 
 // SessionState folds a session's state up to and including seq (a negative seq means
@@ -55,14 +47,14 @@ func (s *Store) SessionState(ctx context.Context, sessionID string, seq int64) (
 			return SessionState{}, err
 		}
 	}
-	st := SessionState{SessionID: sess.id, Seq: seq, Entries: []StateEntry{}, Schedules: []dsh.Schedule{}}
+	st := SessionState{SessionID: sess.id, Seq: seq, Entries: []StateEntry{}, Schedules: []Schedule{}}
 	type latest struct {
 		typ             string
 		seq, line, time int64
 		turn            sql.NullInt64
 	}
 	var found []latest
-	for _, typ := range stateTypes {
+	for _, typ := range formatOf(sess).StateTypes() {
 		var l latest
 		err := tx.QueryRowContext(ctx, `
 			SELECT seq, line, time, turn FROM events
@@ -88,7 +80,7 @@ func (s *Store) SessionState(ctx context.Context, sessionID string, seq int64) (
 		return st, err
 	}
 	for _, l := range found {
-		m := markerFor(l.typ, rawData(raw[l.line]), markerInfo{seq: l.seq, turn: intPtr(l.turn), seedLength: sess.seedLength})
+		m := formatOf(sess).Marker(l.typ, raw[l.line], format.MarkerInfo{Seq: l.seq, Turn: intPtr(l.turn), SeedLength: sess.seedLength})
 		st.Entries = append(st.Entries, StateEntry{Type: l.typ, Seq: l.seq, Time: l.time, Marker: m})
 	}
 	if st.Schedules, err = foldSchedulesAt(ctx, tx, sess, seq); err != nil {
@@ -97,9 +89,9 @@ func (s *Store) SessionState(ctx context.Context, sessionID string, seq int64) (
 	return st, nil
 }
 
-// foldSchedulesAt folds the session's own schedule/change events (from its seed
-// length on, as dsh does) up to seq.
-func foldSchedulesAt(ctx context.Context, tx *sql.Tx, sess timelineSession, seq int64) ([]dsh.Schedule, error) {
+// foldSchedulesAt folds the session's own schedule changes (from its seed length
+// on) up to seq, with its format's fold.
+func foldSchedulesAt(ctx context.Context, tx *sql.Tx, sess timelineSession, seq int64) ([]Schedule, error) {
 	var from int64
 	if sess.seedLength != nil {
 		from = *sess.seedLength
@@ -112,26 +104,21 @@ func foldSchedulesAt(ctx context.Context, tx *sql.Tx, sess timelineSession, seq 
 		return nil, fmt.Errorf("session state schedules: %w", err)
 	}
 	defer rows.Close()
-	fold := dsh.NewScheduleFold()
-	var ld dsh.LineDecoder
+	fold := formatOf(sess).ScheduleFold()
 	for rows.Next() {
 		var line int64
 		var raw []byte
 		if err := rows.Scan(&line, &raw); err != nil {
 			return nil, err
 		}
-		rec, p := ld.Decode(raw, line)
-		if p != nil || len(rec.Events) == 0 {
-			continue // the import reported it; the fold skips what it cannot read
-		}
-		_ = fold.Apply(&rec.Events[0])
+		_ = fold.Apply(line, raw) // the import reported the problems
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	out := fold.Schedules()
 	if out == nil {
-		out = []dsh.Schedule{}
+		out = []Schedule{}
 	}
 	return out, nil
 }

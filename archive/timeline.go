@@ -3,19 +3,21 @@ package archive
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/logbook/logbook/archive/format"
 )
 
 // The timeline of a session is built from the events table, one row per logical event
-// except stream chunks. An event is an item unless its type is plumbing (skipped
-// below) or it is folded into another item: a tool/result into its tool/call, an
-// approval/decided into its approval/asked, a compaction/summary or compaction/end
-// into the first event of its bracket. That rule is one SQL predicate
+// except stream chunks. An event is an item unless its type is plumbing (skipped) or
+// it is folded into another item: a tool result into its tool call, an approval
+// decision into its request, a compaction summary or end into the first event of its
+// bracket. Which types are which is each format's to say (format.TimelineTypes; the
+// rules below use dsh's names). That rule is one SQL predicate
 // (timelineItemWhere), so a page walks the (session_pk, seq) primary key and stops
 // after the page. The total counts the same items another way (timelineTotal):
 // non-skipped events minus the folded ones, each counted from its derived table, which
@@ -29,15 +31,37 @@ import (
 //   - a compaction/summary or compaction/end is folded when it is not the first
 //     event of its compactions row (COALESCE(start_seq, summary_seq, end_seq)).
 
-// skippedTypes are the event types that never become timeline items: request and
-// stream plumbing, and log-only requests made on the side.
-var skippedTypes = []string{
-	"step/start", "step/end", "assistant/chunk",
-	"request/header", "request/header-delta", "request/context",
-	"session-log-deepseek/delivery-accepted", "session/title-llm-request", "web/deepseek-search-llm-request",
+// timelineTypes say what each event type is to the timeline: those of every format,
+// merged (their type names never meet).
+var timelineTypes = mergeTimelineTypes(formats())
+
+func mergeTimelineTypes(fs []format.Format) format.TimelineTypes {
+	var t format.TimelineTypes
+	for _, f := range fs {
+		ft := f.Timeline()
+		t.Skipped = append(t.Skipped, ft.Skipped...)
+		t.Messages = append(t.Messages, ft.Messages...)
+		t.ToolResults = append(t.ToolResults, ft.ToolResults...)
+		t.ToolCalls = append(t.ToolCalls, ft.ToolCalls...)
+		t.Asked = append(t.Asked, ft.Asked...)
+		t.Decided = append(t.Decided, ft.Decided...)
+		t.Compactions = append(t.Compactions, ft.Compactions...)
+		t.CompactionParts = append(t.CompactionParts, ft.CompactionParts...)
+		t.Turns = append(t.Turns, ft.Turns...)
+	}
+	return t
 }
 
-var skippedList = `('` + strings.Join(skippedTypes, `', '`) + `')`
+// sqlList is an SQL list of string literals: ('a', 'b').
+func sqlList(vals []string) string {
+	quoted := make([]string, len(vals))
+	for i, v := range vals {
+		quoted[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	}
+	return "(" + strings.Join(quoted, ", ") + ")"
+}
+
+var skippedList = sqlList(timelineTypes.Skipped)
 
 // compactionAnchorSQL is the seq a compactions row (alias k) is shown at.
 const compactionAnchorSQL = `COALESCE(k.start_seq, k.summary_seq, k.end_seq)`
@@ -46,15 +70,15 @@ const compactionAnchorSQL = `COALESCE(k.start_seq, k.summary_seq, k.end_seq)`
 var timelineItemWhere = `e.session_pk = ?
 	AND e.type NOT IN ` + skippedList + `
 	AND NOT CASE
-		WHEN e.type = 'tool/result' THEN EXISTS (
+		WHEN e.type IN ` + sqlList(timelineTypes.ToolResults) + ` THEN EXISTS (
 			SELECT 1 FROM messages m
 			JOIN tool_calls t ON t.session_pk = m.session_pk AND t.call_id = COALESCE(m.call_id, '')
 			WHERE m.session_pk = e.session_pk AND m.seq = e.seq
 			  AND t.result_seq = e.seq AND t.call_seq <> t.result_seq AND t.name <> '')
-		WHEN e.type = 'approval/decided' THEN EXISTS (
+		WHEN e.type IN ` + sqlList(timelineTypes.Decided) + ` THEN EXISTS (
 			SELECT 1 FROM approvals a
 			WHERE a.session_pk = e.session_pk AND a.decided_seq = e.seq AND a.asked_seq IS NOT NULL)
-		WHEN e.type IN ('compaction/summary', 'compaction/end') THEN EXISTS (
+		WHEN e.type IN ` + sqlList(timelineTypes.CompactionParts) + ` THEN EXISTS (
 			SELECT 1 FROM compactions k
 			WHERE k.session_pk = e.session_pk AND (k.summary_seq = e.seq OR k.end_seq = e.seq)
 			  AND ` + compactionAnchorSQL + ` <> e.seq)
@@ -174,14 +198,14 @@ func containerSeq(ctx context.Context, tx *sql.Tx, pk, seq int64) (int64, bool, 
 	}
 	var q string
 	args := []any{pk, seq}
-	switch typ {
-	case "tool/result":
+	switch {
+	case slices.Contains(timelineTypes.ToolResults, typ):
 		q = `SELECT t.call_seq FROM messages m
 			JOIN tool_calls t ON t.session_pk = m.session_pk AND t.call_id = COALESCE(m.call_id, '')
 			WHERE m.session_pk = ? AND m.seq = ? AND t.result_seq = m.seq AND t.call_seq <> t.result_seq AND t.name <> ''`
-	case "approval/decided":
+	case slices.Contains(timelineTypes.Decided, typ):
 		q = `SELECT asked_seq FROM approvals WHERE session_pk = ? AND decided_seq = ? AND asked_seq IS NOT NULL`
-	case "compaction/summary", "compaction/end":
+	case slices.Contains(timelineTypes.CompactionParts, typ):
 		q = `SELECT ` + compactionAnchorSQL + ` FROM compactions k
 			WHERE k.session_pk = ? AND (k.summary_seq = ?2 OR k.end_seq = ?2)`
 	default:
@@ -354,9 +378,10 @@ func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, sess timelineSession, r
 	if len(rows) == 0 {
 		return items, nil
 	}
+	tt := &timelineTypes
 	var msgSeqs []int64
 	for _, r := range rows {
-		if isMessageType(r.typ) {
+		if slices.Contains(tt.Messages, r.typ) {
 			msgSeqs = append(msgSeqs, r.seq)
 		}
 	}
@@ -365,10 +390,10 @@ func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, sess timelineSession, r
 		return nil, err
 	}
 	// Everything else needs its raw line: the ids to look the derived rows up by, or
-	// the payload of a marker. (A turn/start needs nothing its row does not hold.)
+	// the payload of a marker.
 	var lines []int64
 	for _, r := range rows {
-		if _, ok := msgs[r.seq]; !ok && !(r.typ == "turn/start" && r.turn.Valid) {
+		if _, ok := msgs[r.seq]; !ok {
 			lines = append(lines, r.line)
 		}
 	}
@@ -376,28 +401,28 @@ func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, sess timelineSession, r
 	if err != nil {
 		return nil, err
 	}
-	data := make(map[int64]json.RawMessage, len(lines))
-	ids := make(map[int64]string, len(lines)) // the call, approval or compaction id of an item
+	// The view items each event's record gave at import link it to its derived rows
+	// (the call, approval or compaction id); a tool call or approval request whose
+	// row a later event took is shown from its own item.
+	f := formatOf(sess)
+	links := make(map[int64]link, len(lines))
 	var callIDs, approvalIDs, compactionIDs []string
 	for _, r := range rows {
 		if _, ok := msgs[r.seq]; ok {
 			continue
 		}
-		d := rawData(raw[r.line])
-		data[r.seq] = d
-		switch r.typ {
-		case "tool/call":
-			ids[r.seq] = memberString(d, "callId")
-			callIDs = append(callIDs, ids[r.seq])
-		case "approval/asked", "approval/decided":
-			ids[r.seq] = memberString(d, "id")
-			approvalIDs = append(approvalIDs, ids[r.seq])
-		case "compaction/start", "compaction/summary", "compaction/end":
-			ids[r.seq] = memberString(d, "compactionId")
-			compactionIDs = append(compactionIDs, ids[r.seq])
-		case "compaction/prune":
-			ids[r.seq] = fmt.Sprintf("prune-%d", r.seq)
-			compactionIDs = append(compactionIDs, ids[r.seq])
+		rec, _ := f.Record(r.line, raw[r.line])
+		l := linkOf(rec.Items)
+		links[r.seq] = l
+		switch {
+		case slices.Contains(tt.ToolCalls, r.typ):
+			callIDs = append(callIDs, l.call.CallID)
+		case slices.Contains(tt.Asked, r.typ):
+			approvalIDs = append(approvalIDs, l.asked.ID)
+		case slices.Contains(tt.Decided, r.typ):
+			approvalIDs = append(approvalIDs, l.decidedID)
+		case slices.Contains(tt.Compactions, r.typ):
+			compactionIDs = append(compactionIDs, l.compactionID)
 		}
 	}
 	calls, err := s.toolCallsByID(ctx, tx, sess, callIDs)
@@ -417,15 +442,15 @@ func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, sess timelineSession, r
 		it := TimelineItem{Seq: r.seq, Type: r.typ, Time: msTime(r.time), Turn: intPtr(r.turn), Step: intPtr(r.step),
 			Surface: r.surface, ShadowedBy: intPtr(r.by), Kind: ItemMarker}
 		it.Inherited = sess.seedLength != nil && r.seq < *sess.seedLength
-		d := data[r.seq]
-		switch r.typ {
-		case "user/message", "assistant/message", "tool/result":
+		l := links[r.seq]
+		switch {
+		case slices.Contains(tt.Messages, r.typ):
 			if m, ok := msgs[r.seq]; ok {
 				m.Surface, m.ShadowedBy = r.surface, it.ShadowedBy
 				it.Kind, it.Message = ItemMessage, m
 			}
-		case "tool/call":
-			if c, ok := calls[ids[r.seq]]; ok && c.call.CallSeq == r.seq {
+		case slices.Contains(tt.ToolCalls, r.typ):
+			if c, ok := calls[l.call.CallID]; ok && c.call.CallSeq == r.seq {
 				it.Tool = c.call
 				if c.surface != "" {
 					// The result is the surface node: a compaction that replaced it
@@ -435,42 +460,71 @@ func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, sess timelineSession, r
 			} else {
 				// The call id was reused by a later call, which took the row: show this
 				// one as written, without a result.
-				it.Tool = toolCallFromData(sess.id, r, d)
+				it.Tool = &ToolCall{SessionID: sess.id, CallID: l.call.CallID, Name: l.call.Name, Arguments: l.call.Arguments,
+					Turn: intPtr(r.turn), Step: intPtr(r.step), CallSeq: r.seq, CallTime: msTime(r.time)}
 			}
 			it.Kind = ItemTool
-		case "approval/asked":
-			if a, ok := approvals[ids[r.seq]]; ok && a.AskedSeq != nil && *a.AskedSeq == r.seq {
+		case slices.Contains(tt.Asked, r.typ):
+			if a, ok := approvals[l.asked.ID]; ok && a.AskedSeq != nil && *a.AskedSeq == r.seq {
 				it.Approval = a
 			} else {
-				it.Approval = approvalFromData(sess.id, r, d)
+				seq, at := r.seq, msTime(r.time)
+				it.Approval = &Approval{SessionID: sess.id, ID: l.asked.ID, ToolName: l.asked.ToolName, CallID: l.asked.CallID,
+					Reason: l.asked.Reason, Turn: intPtr(r.turn), AskedSeq: &seq, AskedAt: &at}
 			}
 			it.Kind = ItemApproval
-		case "approval/decided":
+		case slices.Contains(tt.Decided, r.typ):
 			// A decision whose request is not in the log.
-			if a, ok := approvals[ids[r.seq]]; ok && a.DecidedSeq != nil && *a.DecidedSeq == r.seq {
+			if a, ok := approvals[l.decidedID]; ok && a.DecidedSeq != nil && *a.DecidedSeq == r.seq {
 				it.Kind, it.Approval = ItemApproval, a
 			}
-		case "compaction/start", "compaction/summary", "compaction/end", "compaction/prune":
-			if c, ok := comps[ids[r.seq]]; ok && compactionAnchor(c) == r.seq {
+		case slices.Contains(tt.Compactions, r.typ):
+			if c, ok := comps[l.compactionID]; ok && compactionAnchor(c) == r.seq {
 				it.Kind, it.Compaction = ItemCompaction, c
 			}
-		case "turn/start", "turn/end":
+		case slices.Contains(tt.Turns, r.typ):
 			it.Kind = ItemTurn
 		}
 		switch {
-		case it.Kind == ItemMarker && isMessageType(r.typ):
+		case it.Kind == ItemMarker && slices.Contains(tt.Messages, r.typ):
 			// A message event the projection could not read (no message in its data).
 			it.Marker = &Marker{Label: strings.ReplaceAll(r.typ, "/", " ")}
 		case it.Kind == ItemMarker || it.Kind == ItemTurn:
-			it.Marker = markerFor(r.typ, d, markerInfo{seq: r.seq, turn: it.Turn, seedLength: sess.seedLength})
+			it.Marker = f.Marker(r.typ, raw[r.line], format.MarkerInfo{Seq: r.seq, Turn: it.Turn, SeedLength: sess.seedLength})
 		}
 		items[i] = it
 	}
 	return items, nil
 }
 
-func isMessageType(typ string) bool {
-	return typ == "user/message" || typ == "assistant/message" || typ == "tool/result"
+// link is what ties an event to its derived rows, from the view items its record
+// gave: the zero link when it gave none.
+type link struct {
+	call         format.ToolCallItem
+	asked        format.ApprovalAskedItem
+	decidedID    string
+	compactionID string
+}
+
+func linkOf(items []format.Item) link {
+	var l link
+	for _, it := range items {
+		switch it := it.(type) {
+		case format.ToolCallItem:
+			l.call = it
+		case format.ApprovalAskedItem:
+			l.asked = it
+		case format.ApprovalDecidedItem:
+			l.decidedID = it.ID
+		case format.CompactionStartItem:
+			l.compactionID = it.ID
+		case format.CompactionSummaryItem:
+			l.compactionID = it.ID
+		case format.CompactionEndItem:
+			l.compactionID = it.ID
+		}
+	}
+	return l
 }
 
 // compactionAnchor is the seq of the item a compaction is shown at: the first event
@@ -482,30 +536,6 @@ func compactionAnchor(c *Compaction) int64 {
 		}
 	}
 	return -1
-}
-
-func toolCallFromData(sessionID string, r itemRow, data json.RawMessage) *ToolCall {
-	var d struct {
-		CallID    string `json:"callId"`
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	}
-	_ = json.Unmarshal(data, &d)
-	return &ToolCall{SessionID: sessionID, CallID: d.CallID, Name: d.Name, Arguments: d.Arguments,
-		Turn: intPtr(r.turn), Step: intPtr(r.step), CallSeq: r.seq, CallTime: msTime(r.time)}
-}
-
-func approvalFromData(sessionID string, r itemRow, data json.RawMessage) *Approval {
-	var d struct {
-		ID       string `json:"id"`
-		ToolName string `json:"toolName"`
-		CallID   string `json:"callId"`
-		Reason   string `json:"reason"`
-	}
-	_ = json.Unmarshal(data, &d)
-	seq, at := r.seq, msTime(r.time)
-	return &Approval{SessionID: sessionID, ID: d.ID, ToolName: d.ToolName, CallID: d.CallID, Reason: d.Reason,
-		Turn: intPtr(r.turn), AskedSeq: &seq, AskedAt: &at}
 }
 
 // inArgs returns the placeholders "?, ?, …" of an IN list of vals, and the query

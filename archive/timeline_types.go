@@ -2,8 +2,6 @@ package archive
 
 import (
 	"time"
-
-	"github.com/logbook/logbook/archive/dsh"
 )
 
 // TimelineQuery pages a session's conversation by seq. With neither bound set the
@@ -60,27 +58,6 @@ type TimelineItem struct {
 	Marker     *Marker     `json:"marker,omitempty"`
 }
 
-// Marker describes a quiet state change in a conversation.
-type Marker struct {
-	Label  string        `json:"label"`            // short text, e.g. "sandbox: workspace-write"
-	Detail string        `json:"detail,omitempty"` // longer text (goal, command line, retry error…)
-	Todos  []TodoItem    `json:"todos,omitempty"`  // todo/write: the list as written
-	Status string        `json:"status,omitempty"` // turn/end status, command exit, …
-	Fields []MarkerField `json:"fields,omitempty"`
-}
-
-// MarkerField is one labelled value of a marker, shown in its details.
-type MarkerField struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// TodoItem is one entry of a todo/write list.
-type TodoItem struct {
-	Content string `json:"content"`
-	Status  string `json:"status"` // pending | in_progress | completed | …, as written
-}
-
 // SessionRef names a related session (parent, fork or subagent).
 type SessionRef struct {
 	ID              string    `json:"id"`
@@ -102,20 +79,20 @@ type Relations struct {
 
 // FileStatus is the stored verdict on one session log file, for the import view.
 type FileStatus struct {
-	Path         string      `json:"path"`
-	SessionID    string      `json:"session_id"`
-	Verdict      dsh.Verdict `json:"verdict"`
-	ErrorKind    string      `json:"error_kind,omitempty"`
-	ErrorLine    int64       `json:"error_line,omitempty"`
-	ErrorOffset  int64       `json:"error_offset,omitempty"`
-	ErrorMessage string      `json:"error_message,omitempty"`
-	Warnings     int64       `json:"warnings"`
-	Records      int64       `json:"records"`
-	Events       int64       `json:"events"`
-	Size         int64       `json:"size"`
-	Compressed   bool        `json:"compressed"`
-	Gone         bool        `json:"gone"`
-	Duplicate    bool        `json:"duplicate"`
-	FirstSeen    time.Time   `json:"first_seen"`
-	LastImport   time.Time   `json:"last_import"`
+	Path         string    `json:"path"`
+	SessionID    string    `json:"session_id"`
+	Verdict      Verdict   `json:"verdict"`
+	ErrorKind    string    `json:"error_kind,omitempty"`
+	ErrorLine    int64     `json:"error_line,omitempty"`
+	ErrorOffset  int64     `json:"error_offset,omitempty"`
+	ErrorMessage string    `json:"error_message,omitempty"`
+	Warnings     int64     `json:"warnings"`
+	Records      int64     `json:"records"`
+	Events       int64     `json:"events"`
+	Size         int64     `json:"size"`
+	Compressed   bool      `json:"compressed"`
+	Gone         bool      `json:"gone"`
+	Duplicate    bool      `json:"duplicate"`
+	FirstSeen    time.Time `json:"first_seen"`
+	LastImport   time.Time `json:"last_import"`
 }

@@ -2,8 +2,6 @@ package archive
 
 import (
 	"time"
-
-	"github.com/logbook/logbook/archive/dsh"
 )
 
 // Session is one archived agent session with its header facts and derived totals.
@@ -161,17 +159,17 @@ type ScheduleItem struct {
 // FileReport is the verdict on one imported or checked file. Its JSON shape is a
 // stable interface of `logbook import --json` and `logbook check --json`.
 type FileReport struct {
-	Path          string        `json:"path"`
-	SessionID     string        `json:"session_id"`
-	Verdict       dsh.Verdict   `json:"verdict"`
-	Error         *dsh.Problem  `json:"error"`
-	Warnings      []dsh.Problem `json:"warnings"`
-	Records       int64         `json:"records"`
-	LogicalEvents int64         `json:"logical_events"`
-	LastSeq       int64         `json:"last_seq"`
-	Changed       bool          `json:"changed"`
-	Action        string        `json:"action"` // new | appended | unchanged | rewritten | checked | failed
-	Bytes         int64         `json:"bytes"`  // physical bytes read in this run
+	Path          string    `json:"path"`
+	SessionID     string    `json:"session_id"`
+	Verdict       Verdict   `json:"verdict"`
+	Error         *Problem  `json:"error"`
+	Warnings      []Problem `json:"warnings"`
+	Records       int64     `json:"records"`
+	LogicalEvents int64     `json:"logical_events"`
+	LastSeq       int64     `json:"last_seq"`
+	Changed       bool      `json:"changed"`
+	Action        string    `json:"action"` // new | appended | unchanged | rewritten | checked | failed
+	Bytes         int64     `json:"bytes"`  // physical bytes read in this run
 }
 
 // ImportReport sums up one import run.

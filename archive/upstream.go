@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/logbook/logbook/archive/dsh"
 )
 
 // KindDamagedUpstream is the warning on a file whose archived part changed upstream
 // into a version that holds less than the archive (damaged lines, fewer events): the
 // archive keeps serving its last good version and keeps the new bytes beside it.
-const KindDamagedUpstream dsh.Kind = "damaged-upstream"
+const KindDamagedUpstream Kind = "damaged-upstream"
 
 // HealthDamaged is the health of a session whose source was damaged (or shortened)
 // upstream after it was archived: the archive still serves the last good version.
@@ -21,22 +19,22 @@ const HealthDamaged = "damaged"
 
 // upstreamState is what files.upstream holds (see migration 0003).
 type upstreamState struct {
-	State      string       `json:"state"`            // damaged | shrunk
-	Archived   dsh.Verdict  `json:"archived_verdict"` // the verdict of the version the archive keeps
-	Verdict    dsh.Verdict  `json:"verdict"`
-	Error      *dsh.Problem `json:"error,omitempty"`
-	Events     int64        `json:"events"`
-	LastSeq    int64        `json:"last_seq"`
-	Size       int64        `json:"size"`
-	DetectedAt int64        `json:"detected_at"`
+	State      string   `json:"state"`            // damaged | shrunk
+	Archived   Verdict  `json:"archived_verdict"` // the verdict of the version the archive keeps
+	Verdict    Verdict  `json:"verdict"`
+	Error      *Problem `json:"error,omitempty"`
+	Events     int64    `json:"events"`
+	LastSeq    int64    `json:"last_seq"`
+	Size       int64    `json:"size"`
+	DetectedAt int64    `json:"detected_at"`
 }
 
 // verdictRank orders verdicts by how much of a file they let the archive hold.
-func verdictRank(v dsh.Verdict) int {
+func verdictRank(v Verdict) int {
 	switch v {
-	case dsh.VerdictOK, dsh.VerdictRecovered:
+	case VerdictOK, VerdictRecovered:
 		return 0
-	case dsh.VerdictCorrupt:
+	case VerdictCorrupt:
 		return 1
 	}
 	return 2
@@ -56,7 +54,7 @@ func (s *Store) guardRewrite(ctx context.Context, f *os.File, id identity, row *
 	if chk.Verdict == VerdictFailed {
 		return nil, fmt.Errorf("check the changed file: %w", &problemError{chk.Error})
 	}
-	archived := dsh.Verdict(row.verdict)
+	archived := Verdict(row.verdict)
 	if row.upstream != nil {
 		archived = row.upstream.Archived // files.verdict is the upstream version's
 	}
@@ -74,7 +72,7 @@ func (s *Store) guardRewrite(ctx context.Context, f *os.File, id identity, row *
 			why += fmt.Sprintf(" (%s: %s)", chk.Error.Kind, chk.Error.Message) // the message names the line
 		}
 	}
-	warn := dsh.Problem{Kind: KindDamagedUpstream, Line: 0, Offset: -1,
+	warn := Problem{Kind: KindDamagedUpstream, Line: 0, Offset: -1,
 		Message: fmt.Sprintf("the file changed in lines already archived and %s; the archive keeps serving its last good version (up to seq %d) and keeps the new bytes too. To take the new version anyway: logbook import --replace-damaged %s", why, row.lastSeq, path)}
 	if chk.Error != nil {
 		warn.Line, warn.Offset = chk.Error.Line, chk.Error.Offset
@@ -98,7 +96,7 @@ func (s *Store) guardRewrite(ctx context.Context, f *os.File, id identity, row *
 		string(state), now, row.id); err != nil {
 		return nil, fmt.Errorf("flag damaged upstream: %w", err)
 	}
-	warnings := append(append([]dsh.Problem{}, chk.Warnings...), warn)
+	warnings := append(append([]Problem{}, chk.Warnings...), warn)
 	if err := s.saveProblems(ctx, tx, row.id, chk.Error, warnings); err != nil {
 		return nil, err
 	}

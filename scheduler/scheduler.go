@@ -563,7 +563,7 @@ func (s *Scheduler) lookup(ctx context.Context, sessionID, scheduleID string) (a
 	if err != nil {
 		return it, err
 	}
-	if it.Status != dsh.ScheduleActive {
+	if it.Status != archive.ScheduleActive {
 		return it, fmt.Errorf("schedule %s of session %s is %s: %w", it.ID, it.SessionID, it.Status, archive.ErrScheduleEnded)
 	}
 	return it, nil

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive/format"
 )
 
 // schedEv builds a schedule/change event; its time is derived from seq so tests can
@@ -122,7 +124,7 @@ func TestScheduleFoldDelete(t *testing.T) {
 	assert.Equal(t, schedEv(1, "").Time, s.EndedAt)
 	assert.Zero(t, s.DispatchCount)
 	assert.Equal(t, ScheduleDeleted, s.StateAt(schedMustInstant(t, "2000-01-01T00:00:00.000Z")))
-	_, ok := NextFire(s, time.Time{})
+	_, ok := format.NextFire(s, time.Time{})
 	assert.False(t, ok)
 }
 
@@ -281,7 +283,7 @@ func TestScheduleFoldBeyond9999(t *testing.T) {
 		assert.Equal(t, int64(1), s.DispatchCount)
 		assert.Equal(t, "9999-12-31T23:30:00.000Z", FormatInstant(s.LastOccurrenceAt))
 		assert.Equal(t, "9999-12-31T23:30:00.000Z", FormatInstant(s.ScheduledAt), "an ended record keeps its last target")
-		_, ok := NextFire(s, schedMustInstant(t, "9999-12-31T23:41:00.000Z"))
+		_, ok := format.NextFire(s, schedMustInstant(t, "9999-12-31T23:41:00.000Z"))
 		assert.False(t, ok)
 
 		ev := schedEv(2, schedDispatchEvery("schedule-1", "9999-12-31T23:50:00.000Z"))
@@ -398,7 +400,7 @@ func TestScheduleNextFire(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := NextFire(tt.s, schedMustInstant(t, tt.now))
+			got, ok := format.NextFire(tt.s, schedMustInstant(t, tt.now))
 			assert.Equal(t, tt.wantOK, ok)
 			assert.Equal(t, tt.want, got)
 		})

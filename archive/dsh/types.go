@@ -6,22 +6,26 @@
 // lives in the parent archive package.
 package dsh
 
-import "encoding/json"
+import (
+	"encoding/json"
 
-// Verdict is the outcome of reading one session file.
-type Verdict string
+	"github.com/logbook/logbook/archive/format"
+)
+
+// Verdict is the outcome of reading one session file (see archive/format).
+type Verdict = format.Verdict
 
 // Verdicts, from best to worst.
 const (
-	VerdictOK          Verdict = "ok"          // every record decoded
-	VerdictRecovered   Verdict = "recovered"   // a torn or uncommitted tail was dropped; the rest is intact
-	VerdictCorrupt     Verdict = "corrupt"     // damage inside committed data; only the valid prefix is usable
-	VerdictUnsupported Verdict = "unsupported" // a header version this importer does not read
+	VerdictOK          = format.VerdictOK
+	VerdictRecovered   = format.VerdictRecovered
+	VerdictCorrupt     = format.VerdictCorrupt
+	VerdictUnsupported = format.VerdictUnsupported
 )
 
-// Kind is a stable slug naming a class of problem. Kinds are a public interface
-// (the CLI's --json output and tests rely on them); never rename one.
-type Kind string
+// Kind is a stable slug naming a class of problem (see archive/format). Kinds are a
+// public interface (the CLI's --json output and tests rely on them); never rename one.
+type Kind = format.Kind
 
 // Problem kinds. Fatal or tail-dropping problems first, then semantic warnings.
 const (
@@ -65,18 +69,11 @@ const (
 	KindInterruptedTail  Kind = "interrupted-tail"
 )
 
-// Problem is one finding about a file. Line is the 1-based line of the logical
-// (decompressed) JSONL, the header being line 1; 0 when not tied to a line. Offset is
-// the byte offset in the physical file (for .zstd, the start of the frame) or -1.
-type Problem struct {
-	Kind    Kind   `json:"kind"`
-	Line    int64  `json:"line"`
-	Offset  int64  `json:"offset"`
-	Seq     int64  `json:"seq,omitempty"`
-	Message string `json:"message"`
-}
-
-func (p *Problem) Error() string { return p.Message }
+// Problem is one finding about a file (see archive/format). Line is the 1-based line
+// of the logical (decompressed) JSONL, the header being line 1; 0 when not tied to a
+// line. Offset is the byte offset in the physical file (for .zstd, the start of the
+// frame) or -1.
+type Problem = format.Problem
 
 // Header is the decoded physical header line.
 type Header struct {

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/archive/dshgen"
 )
 
@@ -93,7 +92,7 @@ func (e *Env) WriteSession(t *testing.T, id string, specs []Spec, extra func(s *
 	rep, err := e.Store.Import(context.Background(), []string{path}, archive.ImportOptions{})
 	require.NoError(t, err)
 	require.Len(t, rep.Files, 1)
-	require.Equal(t, dsh.VerdictOK, rep.Files[0].Verdict, "%+v", rep.Files[0].Error)
+	require.Equal(t, archive.VerdictOK, rep.Files[0].Verdict, "%+v", rep.Files[0].Error)
 	require.Empty(t, rep.Files[0].Warnings)
 }
 

@@ -4,7 +4,7 @@
 // still uses the old shape. What is written by hand here has no Go type to come from:
 // the payloads of live events (which bound methods do not return), and the closed sets
 // of values that Go keeps as plain strings (health, verdicts, schedule actions).
-import type { apikey, app, archive, dsh, index } from '../../wailsjs/go/models';
+import type { apikey, app, archive, format, index } from '../../wailsjs/go/models';
 
 // The generated models are classes (createFrom, convertValues), but the answers are
 // plain JSON objects: Wire<T> is T's data without the methods. Go's time.Time is `any`
@@ -33,22 +33,22 @@ export type SessionDetail = Wire<app.SessionDetail>;
 export type SessionRef = Wire<archive.SessionRef>;
 export type Relations = Wire<archive.Relations>;
 export type FileStatus = Wire<archive.FileStatus>;
-export type Problem = Wire<dsh.Problem>;
+export type Problem = Wire<format.Problem>;
 export type TimelinePage = Wire<archive.TimelinePage>;
 export type TimelineItem = Wire<archive.TimelineItem>;
 export type Message = Wire<archive.Message>;
 export type ToolCall = Wire<archive.ToolCall>;
 export type Approval = Wire<archive.Approval>;
 export type Compaction = Wire<archive.Compaction>;
-export type Marker = Wire<archive.Marker>;
-export type MarkerField = Wire<archive.MarkerField>;
-export type TodoItem = Wire<archive.TodoItem>;
+export type Marker = Wire<format.Marker>;
+export type MarkerField = Wire<format.MarkerField>;
+export type TodoItem = Wire<format.TodoItem>;
 /** A session's working state just after one event (api.sessionState). */
 export type SessionState = Wire<archive.SessionState>;
 /** The latest event of one state type at or before the asked seq. */
 export type StateEntry = Wire<archive.StateEntry>;
-/** A schedule as dsh's fold has it (archive/dsh.Schedule). */
-export type FoldedSchedule = Wire<dsh.Schedule>;
+/** A schedule as the format's fold has it (archive/format.Schedule). */
+export type FoldedSchedule = Wire<format.Schedule>;
 /**
  * One page of a search. total and facets come with the first page only; total_exact is false when
  * they are estimates (a phrase over many matches). ranked_among, when set, is how many of the newest

@@ -241,7 +241,7 @@ export namespace app {
 	    session: archive.Session;
 	    relations: archive.Relations;
 	    files: archive.FileStatus[];
-	    problems: dsh.Problem[];
+	    problems: format.Problem[];
 	
 	    static createFrom(source: any = {}) {
 	        return new SessionDetail(source);
@@ -252,7 +252,7 @@ export namespace app {
 	        this.session = this.convertValues(source["session"], archive.Session);
 	        this.relations = this.convertValues(source["relations"], archive.Relations);
 	        this.files = this.convertValues(source["files"], archive.FileStatus);
-	        this.problems = this.convertValues(source["problems"], dsh.Problem);
+	        this.problems = this.convertValues(source["problems"], format.Problem);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -466,73 +466,6 @@ export namespace archive {
 		    return a;
 		}
 	}
-	export class MarkerField {
-	    name: string;
-	    value: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new MarkerField(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.value = source["value"];
-	    }
-	}
-	export class TodoItem {
-	    content: string;
-	    status: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new TodoItem(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.content = source["content"];
-	        this.status = source["status"];
-	    }
-	}
-	export class Marker {
-	    label: string;
-	    detail?: string;
-	    todos?: TodoItem[];
-	    status?: string;
-	    fields?: MarkerField[];
-	
-	    static createFrom(source: any = {}) {
-	        return new Marker(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.label = source["label"];
-	        this.detail = source["detail"];
-	        this.todos = this.convertValues(source["todos"], TodoItem);
-	        this.status = source["status"];
-	        this.fields = this.convertValues(source["fields"], MarkerField);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	
 	export class Message {
 	    session_id: string;
 	    seq: number;
@@ -898,7 +831,7 @@ export namespace archive {
 	    type: string;
 	    seq: number;
 	    time: number;
-	    marker?: Marker;
+	    marker?: format.Marker;
 	
 	    static createFrom(source: any = {}) {
 	        return new StateEntry(source);
@@ -909,7 +842,7 @@ export namespace archive {
 	        this.type = source["type"];
 	        this.seq = source["seq"];
 	        this.time = source["time"];
-	        this.marker = this.convertValues(source["marker"], Marker);
+	        this.marker = this.convertValues(source["marker"], format.Marker);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -934,7 +867,7 @@ export namespace archive {
 	    session_id: string;
 	    seq: number;
 	    entries: StateEntry[];
-	    schedules: dsh.Schedule[];
+	    schedules: format.Schedule[];
 	
 	    static createFrom(source: any = {}) {
 	        return new SessionState(source);
@@ -945,7 +878,7 @@ export namespace archive {
 	        this.session_id = source["session_id"];
 	        this.seq = source["seq"];
 	        this.entries = this.convertValues(source["entries"], StateEntry);
-	        this.schedules = this.convertValues(source["schedules"], dsh.Schedule);
+	        this.schedules = this.convertValues(source["schedules"], format.Schedule);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1070,7 +1003,7 @@ export namespace archive {
 	    tool?: ToolCall;
 	    approval?: Approval;
 	    compaction?: Compaction;
-	    marker?: Marker;
+	    marker?: format.Marker;
 	
 	    static createFrom(source: any = {}) {
 	        return new TimelineItem(source);
@@ -1091,7 +1024,7 @@ export namespace archive {
 	        this.tool = this.convertValues(source["tool"], ToolCall);
 	        this.approval = this.convertValues(source["approval"], Approval);
 	        this.compaction = this.convertValues(source["compaction"], Compaction);
-	        this.marker = this.convertValues(source["marker"], Marker);
+	        this.marker = this.convertValues(source["marker"], format.Marker);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1169,11 +1102,77 @@ export namespace archive {
 	    }
 	}
 	
-	
 
 }
 
-export namespace dsh {
+export namespace format {
+	
+	export class MarkerField {
+	    name: string;
+	    value: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new MarkerField(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.value = source["value"];
+	    }
+	}
+	export class TodoItem {
+	    content: string;
+	    status: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new TodoItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.content = source["content"];
+	        this.status = source["status"];
+	    }
+	}
+	export class Marker {
+	    label: string;
+	    detail?: string;
+	    todos?: TodoItem[];
+	    status?: string;
+	    fields?: MarkerField[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Marker(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.label = source["label"];
+	        this.detail = source["detail"];
+	        this.todos = this.convertValues(source["todos"], TodoItem);
+	        this.status = source["status"];
+	        this.fields = this.convertValues(source["fields"], MarkerField);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	export class Problem {
 	    kind: string;

@@ -1,4 +1,4 @@
-package archive
+package dsh
 
 import (
 	"encoding/json"
@@ -6,12 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/logbook/logbook/archive/format"
 )
 
 // This file turns the payload of a quiet event (todo/write, sandbox/mode, command/run,
-// turn/end…) into a Marker for the timeline. The payloads live only in the raw lines
-// archived in blocks (rawlines.go reads just the blocks a page needs); the richer
-// families are in marker_kinds.go.
+// turn/end…) into a format.Marker for the timeline. The payloads live only in the raw
+// lines the archive keeps in blocks, which it reads back for just the events a page
+// needs; the richer families are in marker_kinds.go.
 
 // Marker text limits: a label is one short line, a detail a readable paragraph.
 const (
@@ -21,21 +23,26 @@ const (
 	maxFields   = 12
 )
 
-// markerInfo is what a marker label may need beyond the payload.
-type markerInfo struct {
-	seq        int64
-	turn       *int64 // the events row's turn
-	seedLength *int64 // the session's inherited prefix length, if seeded
+// Marker describes a quiet event (a state change, a turn boundary…) for the timeline
+// from its archived line (format.Format).
+func (Format) Marker(typ string, raw []byte, info format.MarkerInfo) *format.Marker {
+	var data json.RawMessage
+	Members(raw, func(k, v []byte) {
+		if string(k) == "data" {
+			data = v
+		}
+	})
+	return markerFor(typ, data, info)
 }
 
 // markerFor builds the Marker of a turn or quiet event from its data member. It never
 // fails: an unexpected payload falls back to a generic marker labelled with the type.
-func markerFor(typ string, data json.RawMessage, info markerInfo) *Marker {
-	m := &Marker{}
+func markerFor(typ string, data json.RawMessage, info format.MarkerInfo) *format.Marker {
+	m := &format.Marker{}
 	if !knownMarker(typ, data, info, m) {
 		*m = genericMarker(typ, data)
 	}
-	m.Label = clip(m.Label, labelRunes)
+	m.Label = clipText(m.Label, labelRunes)
 	m.Detail = clipKeepLines(m.Detail, detailRunes)
 	if m.Label == "" {
 		m.Label = typ
@@ -44,11 +51,11 @@ func markerFor(typ string, data json.RawMessage, info markerInfo) *Marker {
 }
 
 // fields gathers marker fields, skipping empty values.
-type fields []MarkerField
+type fields []format.MarkerField
 
 func (f *fields) add(name, value string) {
-	if value = clip(value, valueRunes); value != "" {
-		*f = append(*f, MarkerField{Name: name, Value: value})
+	if value = clipText(value, valueRunes); value != "" {
+		*f = append(*f, format.MarkerField{Name: name, Value: value})
 	}
 }
 
@@ -60,7 +67,7 @@ func (f *fields) addInt(name string, v *int64) {
 
 // knownMarker fills m for the event types whose payload it knows. It returns false
 // when the type is unknown or its payload does not have the documented shape.
-func knownMarker(typ string, data json.RawMessage, info markerInfo, m *Marker) bool {
+func knownMarker(typ string, data json.RawMessage, info format.MarkerInfo, m *format.Marker) bool {
 	var f fields
 	defer func() {
 		if len(f) > 0 {
@@ -74,7 +81,7 @@ func knownMarker(typ string, data json.RawMessage, info markerInfo, m *Marker) b
 			Turn *int64 `json:"turn"`
 		}
 		_ = dec(&d)
-		m.Label = turnLabel(d.Turn, info.turn)
+		m.Label = turnLabel(d.Turn, info.Turn)
 		return true
 	case "turn/end":
 		var d struct {
@@ -82,18 +89,18 @@ func knownMarker(typ string, data json.RawMessage, info markerInfo, m *Marker) b
 			Reason json.RawMessage `json:"reason"`
 		}
 		_ = dec(&d)
-		m.Label = turnLabel(d.Turn, info.turn)
+		m.Label = turnLabel(d.Turn, info.Turn)
 		m.Status, m.Detail = turnEndReason(d.Reason, &f)
 		return true
 	case "todo/write":
 		var d struct {
-			Todos []TodoItem `json:"todos"`
+			Todos []format.TodoItem `json:"todos"`
 		}
 		if !dec(&d) || d.Todos == nil {
 			return false
 		}
 		m.Todos = d.Todos
-		m.Label = fmt.Sprintf("todo list (%s)", plural(len(d.Todos), "item"))
+		m.Label = fmt.Sprintf("todo list (%s)", countOf(len(d.Todos), "item"))
 		counts := map[string]int{}
 		var order []string
 		for _, t := range d.Todos {
@@ -325,7 +332,7 @@ func knownMarker(typ string, data json.RawMessage, info markerInfo, m *Marker) b
 		return scheduleMarker(data, m, &f)
 	case "session/end-seed":
 		m.Label = "session resumed"
-		if info.seedLength != nil && *info.seedLength == info.seq {
+		if info.SeedLength != nil && *info.SeedLength == info.Seq {
 			m.Label = "forked from the parent session"
 		}
 		return true
@@ -432,7 +439,7 @@ func knownMarker(typ string, data json.RawMessage, info markerInfo, m *Marker) b
 				SenderName string         `json:"senderName"`
 				TargetID   string         `json:"targetId"`
 				Delivery   string         `json:"delivery"`
-				Content    []contentBlock `json:"content"`
+				Content    []messageBlock `json:"content"`
 			} `json:"message"`
 		}
 		if !dec(&d) || d.Message.SenderName == "" {
@@ -464,7 +471,7 @@ func knownMarker(typ string, data json.RawMessage, info markerInfo, m *Marker) b
 			SubCallID string         `json:"subCallId"`
 			RootCall  string         `json:"rootCallId"`
 			IsError   *bool          `json:"isError"`
-			Content   []contentBlock `json:"content"`
+			Content   []messageBlock `json:"content"`
 			Arguments any            `json:"arguments"`
 		}
 		if !dec(&d) || d.Name == "" {

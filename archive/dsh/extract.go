@@ -1,18 +1,16 @@
-package archive
+package dsh
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/logbook/logbook/archive/dsh"
 )
 
 // KindUndecodableEvent is the warning for an event whose data the projection could
 // not read in full: the event is archived byte for byte and exported as written, but a
 // view may miss what the unreadable part held. The import report names the event
 // type, line and seq, and the field that had an unexpected shape.
-const KindUndecodableEvent dsh.Kind = "undecodable-event"
+const KindUndecodableEvent Kind = "undecodable-event"
 
 // decoder collects the first shape problem met while reading an event's data, so the
 // projection can read what it can and say what it could not.
@@ -49,7 +47,7 @@ func (dc *decoder) fail(a at, format string, args ...any) {
 
 // str reads a JSON string member; anything else but null is a problem at a.
 func (dc *decoder) str(v []byte, a at) string {
-	s, ok := dsh.String(v)
+	s, ok := String(v)
 	if !ok && string(v) != "null" {
 		dc.fail(a, "expected a string, got %s", jsonKind(v))
 	}
@@ -70,31 +68,11 @@ func (dc *decoder) boolean(v []byte, a at) bool {
 
 // object walks a JSON object's members; anything else is a problem at a.
 func (dc *decoder) object(v []byte, a at, fn func(k, v []byte)) bool {
-	if !dsh.Members(v, fn) {
+	if !Members(v, fn) {
 		dc.fail(a, "expected an object, got %s", jsonKind(v))
 		return false
 	}
 	return true
-}
-
-// jsonKind names the kind of a JSON value for a problem message.
-func jsonKind(v []byte) string {
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // decodeEventData fills d from an event's data and returns the first shape problem
@@ -226,8 +204,8 @@ func (dc *decoder) message(b []byte, path string, m *message) bool {
 // blocks reads an array of content blocks, keeping the fields views use. Only the
 // block types the projection reads (text, reasoning, tool-result) are held to their
 // shapes: other kinds (an image, a tool-call, kinds added later) are owner-opaque.
-func (dc *decoder) blocks(b []byte, list at) []contentBlock {
-	var out []contentBlock
+func (dc *decoder) blocks(b []byte, list at) []messageBlock {
+	var out []messageBlock
 	// An element's place is the list's and its index. A list inside an element (a
 	// tool result's content) spells out the outer path once; the common, single
 	// level builds none.
@@ -235,7 +213,7 @@ func (dc *decoder) blocks(b []byte, list at) []contentBlock {
 	if list.index >= 0 {
 		elemOf = at{base: list.String()}
 	}
-	if !dsh.Elements(b, func(e []byte) {
+	if !Elements(b, func(e []byte) {
 		elemOf.index = len(out)
 		elem := elemOf.with
 		var typ string
@@ -254,7 +232,7 @@ func (dc *decoder) blocks(b []byte, list at) []contentBlock {
 				isError = v
 			}
 		})
-		c := contentBlock{Type: typ}
+		c := messageBlock{Type: typ}
 		switch typ {
 		case "text", "reasoning":
 			if text != nil {

@@ -1,4 +1,4 @@
-package archive
+package dsh
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/logbook/logbook/archive/format"
 )
 
 // The marker builders of the event families with richer payloads (goals, the
@@ -69,7 +71,7 @@ func turnEndReason(raw json.RawMessage, f *fields) (string, string) {
 	return r.Kind, detail
 }
 
-func goalMarker(data json.RawMessage, m *Marker, f *fields) bool {
+func goalMarker(data json.RawMessage, m *format.Marker, f *fields) bool {
 	var d struct {
 		Operation string `json:"operation"`
 		Goal      *struct {
@@ -111,12 +113,25 @@ func goalMarker(data json.RawMessage, m *Marker, f *fields) bool {
 	return true
 }
 
-func inboxMarker(data json.RawMessage, m *Marker, f *fields) bool {
+// queuedMessage is a message an inbox event queued. Only their count is shown, but a
+// list whose messages do not have a message's shape gets the generic marker.
+type queuedMessage struct {
+	ID      string         `json:"id"`
+	Role    string         `json:"role"`
+	Content []messageBlock `json:"content"`
+	Source  struct {
+		Kind, Plugin, Provider, Model string
+		CallID                        string `json:"callId"`
+		CompactionID                  string `json:"compactionId"`
+	} `json:"source"`
+}
+
+func inboxMarker(data json.RawMessage, m *format.Marker, f *fields) bool {
 	var d struct {
-		Target       string    `json:"target"`
-		Inserted     []message `json:"inserted"`
-		RemovedCount *int64    `json:"removedCount"`
-		Outcome      string    `json:"outcome"`
+		Target       string          `json:"target"`
+		Inserted     []queuedMessage `json:"inserted"`
+		RemovedCount *int64          `json:"removedCount"`
+		Outcome      string          `json:"outcome"`
 	}
 	if len(data) == 0 || json.Unmarshal(data, &d) != nil || d.Target == "" {
 		return false
@@ -124,10 +139,10 @@ func inboxMarker(data json.RawMessage, m *Marker, f *fields) bool {
 	target := strings.ReplaceAll(d.Target, "-", " ")
 	var parts []string
 	if n := len(d.Inserted); n > 0 {
-		parts = append(parts, plural(n, "message")+" queued for the "+target)
+		parts = append(parts, countOf(n, "message")+" queued for the "+target)
 	}
 	if d.RemovedCount != nil && *d.RemovedCount > 0 {
-		parts = append(parts, plural(int(*d.RemovedCount), "message")+" removed")
+		parts = append(parts, countOf(int(*d.RemovedCount), "message")+" removed")
 	}
 	if d.Outcome != "" {
 		parts = append(parts, d.Outcome)
@@ -153,7 +168,7 @@ func inboxMarker(data json.RawMessage, m *Marker, f *fields) bool {
 	return true
 }
 
-func scheduleMarker(data json.RawMessage, m *Marker, f *fields) bool {
+func scheduleMarker(data json.RawMessage, m *format.Marker, f *fields) bool {
 	var d struct {
 		Operation string `json:"operation"`
 		ID        string `json:"id"`
@@ -209,8 +224,8 @@ func scheduleMarker(data json.RawMessage, m *Marker, f *fields) bool {
 
 // genericMarker labels an unknown (or oddly shaped) event with its type and lists the
 // top-level members of its data as fields.
-func genericMarker(typ string, data json.RawMessage) Marker {
-	m := Marker{Label: typ}
+func genericMarker(typ string, data json.RawMessage) format.Marker {
+	m := format.Marker{Label: typ}
 	var obj map[string]json.RawMessage
 	if len(data) == 0 || json.Unmarshal(data, &obj) != nil {
 		return m
@@ -255,7 +270,7 @@ func joinModel(provider, model string) string {
 	return provider + "/" + model
 }
 
-func plural(n int, word string) string {
+func countOf(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
@@ -290,7 +305,7 @@ func firstLine(s string) string {
 }
 
 // clip collapses whitespace runs to one space and cuts s to n runes with an ellipsis.
-func clip(s string, n int) string {
+func clipText(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	return cutRunes(s, n)
 }
