@@ -1,0 +1,261 @@
+package redact
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// rulesetVersion changes whenever our own rules change what they find.
+const rulesetVersion = "logbook-redact/1"
+
+// Options configure a Scanner. The zero value scans every category with no extra names.
+type Options struct {
+	// Disabled lists categories not to scan for.
+	Disabled []Category
+	// HomeDirs are the person's home directories (such as os.UserHomeDir()); their last
+	// element is taken as a user name to find everywhere.
+	HomeDirs []string
+	// UserNames are further names to find wherever they stand as a word (such as the
+	// current user's login and full name parts).
+	UserNames []string
+	// Allow lists exact values that are never reported, such as a public company address.
+	Allow []string
+	// Key keys the fingerprints. Nil means a random key, so fingerprints are comparable
+	// only within one Scanner, which is one export.
+	Key []byte
+	// Workers bounds parallel scanning. Zero means GOMAXPROCS.
+	Workers int
+}
+
+// Scanner finds secrets in docs. It is safe for concurrent use.
+type Scanner struct {
+	rules    []detector
+	disabled map[Category]bool
+	names    []string
+	allow    map[string]bool
+	key      []byte
+	workers  int
+}
+
+// NewScanner compiles the rules for opts.
+func NewScanner(opts Options) (*Scanner, error) {
+	s := &Scanner{
+		disabled: map[Category]bool{},
+		allow:    map[string]bool{},
+		key:      opts.Key,
+		workers:  opts.Workers,
+	}
+	for _, c := range opts.Disabled {
+		s.disabled[c] = true
+	}
+	for _, a := range opts.Allow {
+		s.allow[a] = true
+	}
+	if s.key == nil {
+		s.key = make([]byte, 32)
+		if _, err := rand.Read(s.key); err != nil {
+			return nil, fmt.Errorf("fingerprint key: %w", err)
+		}
+	}
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
+	gl, err := newGitleaksRules()
+	if err != nil {
+		return nil, err
+	}
+	s.rules = append([]detector{gl, ipv4Rule{}, ipv6Rule{}, homePathRule{}}, ownRules()...)
+	s.names = append(s.names, opts.UserNames...)
+	for _, h := range opts.HomeDirs {
+		h = strings.TrimRight(strings.ReplaceAll(h, `\`, "/"), "/")
+		if i := strings.LastIndexByte(h, '/'); i >= 0 {
+			s.names = append(s.names, h[i+1:])
+		}
+	}
+	return s, nil
+}
+
+// Ruleset names the rules the Scanner runs.
+func (s *Scanner) Ruleset() string {
+	return "gitleaks " + gitleaksVersion + " default rules + " + rulesetVersion
+}
+
+// Scan scans docs in parallel and returns every finding in a stable order. It returns
+// ErrDuplicateDoc if two docs share an ID, and ctx's error if ctx ends first.
+func (s *Scanner) Scan(ctx context.Context, docs []Doc) (*Report, error) {
+	seen := make(map[string]bool, len(docs))
+	var bytes int64
+	for _, d := range docs {
+		if seen[d.ID] {
+			return nil, fmt.Errorf("scan %q: %w", d.ID, ErrDuplicateDoc)
+		}
+		seen[d.ID] = true
+		bytes += int64(len(d.Text))
+	}
+
+	names := newNameRule(s.names)
+	perDoc := make([][]match, len(docs))
+	err := s.each(ctx, len(docs), func(i int) {
+		perDoc[i] = s.scanDoc(docs[i].Text, names)
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	// A user name seen in a home path is as personal elsewhere in the story ("alice
+	// ran …"), so a second pass looks for the names the first pass discovered.
+	if !s.disabled[CategoryUser] {
+		known := map[string]bool{}
+		for _, n := range names.names {
+			known[n] = true
+		}
+		var found []string
+		for i, ms := range perDoc {
+			for _, m := range ms {
+				n := strings.ToLower(docs[i].Text[m.start:m.end])
+				if m.rule == "home-dir-user" && !known[n] {
+					known[n] = true
+					found = append(found, n)
+				}
+			}
+		}
+		if len(found) > 0 {
+			more := newNameRule(found)
+			err := s.each(ctx, len(docs), func(i int) {
+				text := docs[i].Text
+				perDoc[i] = resolve(s.filter(text, more.find(text, strings.ToLower(text), perDoc[i])))
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	r := &Report{Counts: map[Category]int{}, Docs: len(docs), Bytes: bytes, Ruleset: s.Ruleset()}
+	for i, ms := range perDoc {
+		r.Findings = append(r.Findings, s.findings(docs[i], ms)...)
+	}
+	for _, f := range r.Findings {
+		r.Counts[f.Category]++
+	}
+	return r, nil
+}
+
+// each calls fn for 0..n-1 on s.workers goroutines.
+func (s *Scanner) each(ctx context.Context, n int, fn func(i int)) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		next int
+	)
+	for w := 0; w < min(s.workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// scanDoc runs every enabled rule on text and resolves overlaps.
+func (s *Scanner) scanDoc(text string, names *nameRule) []match {
+	if text == "" {
+		return nil
+	}
+	lower := strings.ToLower(text)
+	var ms []match
+	for _, r := range s.rules {
+		ms = r.find(text, lower, ms)
+	}
+	ms = names.find(text, lower, ms)
+	return resolve(s.filter(text, ms))
+}
+
+// filter drops matches of disabled categories and allowed values.
+func (s *Scanner) filter(text string, ms []match) []match {
+	return slices.DeleteFunc(ms, func(m match) bool {
+		return s.disabled[m.cat] || s.allow[text[m.start:m.end]]
+	})
+}
+
+// resolve drops every match that overlaps a kept one, keeping the higher priority and
+// then the longer match, and returns the rest by position.
+func resolve(ms []match) []match {
+	slices.SortFunc(ms, func(a, b match) int {
+		if d := b.prio - a.prio; d != 0 {
+			return d
+		}
+		if d := (b.end - b.start) - (a.end - a.start); d != 0 {
+			return d
+		}
+		if d := a.start - b.start; d != 0 {
+			return d
+		}
+		return strings.Compare(a.rule, b.rule)
+	})
+	kept := ms[:0]
+	for _, m := range ms {
+		if !slices.ContainsFunc(kept, func(k match) bool { return m.start < k.end && k.start < m.end }) {
+			kept = append(kept, m)
+		}
+	}
+	slices.SortFunc(kept, func(a, b match) int { return a.start - b.start })
+	return kept
+}
+
+// findings turns one doc's resolved matches into Findings.
+func (s *Scanner) findings(d Doc, ms []match) []Finding {
+	out := make([]Finding, 0, len(ms))
+	for _, m := range ms {
+		secret := d.Text[m.start:m.end]
+		out = append(out, Finding{
+			ID:          findingID(d.ID, m),
+			Doc:         d.ID,
+			Category:    m.cat,
+			Rule:        m.rule,
+			Start:       m.start,
+			End:         m.end,
+			Line:        1 + strings.Count(d.Text[:m.start], "\n"),
+			Masked:      mask(secret),
+			Fingerprint: s.fingerprint(secret),
+			secret:      secret,
+		})
+	}
+	for i := range out {
+		out[i].Preview = preview(d.Text, out, i)
+	}
+	return out
+}
+
+// fingerprint is a keyed hash, so a report can be shared without letting anyone confirm
+// a guessed secret.
+func (s *Scanner) fingerprint(secret string) string {
+	h := hmac.New(sha256.New, s.key)
+	h.Write([]byte(secret))
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// findingID derives a stable ID from where the finding is and which rule found it.
+func findingID(doc string, m match) string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d\x00%s", doc, m.start, m.end, m.rule)))
+	return hex.EncodeToString(h[:6])
+}

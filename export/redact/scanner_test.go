@@ -1,0 +1,154 @@
+package redact_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/export/redact"
+	"github.com/logbook/logbook/export/redact/secretgen"
+)
+
+// scanPlanted scans a generated corpus with the names it plants.
+func scanPlanted(tb testing.TB, size int) (*redact.Scanner, secretgen.Corpus, *redact.Report) {
+	tb.Helper()
+	c := secretgen.Generate(1, size)
+	s, err := redact.NewScanner(redact.Options{UserNames: c.UserNames, Key: []byte("test")})
+	require.NoError(tb, err)
+	r, err := s.Scan(context.Background(), c.Docs)
+	require.NoError(tb, err)
+	return s, c, r
+}
+
+// covering returns the finding that covers text[i:i+n] of doc, if any.
+func covering(r *redact.Report, doc string, i, n int) (redact.Finding, bool) {
+	for _, f := range r.Findings {
+		if f.Doc == doc && f.Start <= i && i+n <= f.End {
+			return f, true
+		}
+	}
+	return redact.Finding{}, false
+}
+
+func TestScanRecall(t *testing.T) {
+	_, c, r := scanPlanted(t, 512<<10)
+	planted, found := map[string]int{}, map[string]int{}
+	docs := map[string]string{}
+	for _, d := range c.Docs {
+		docs[d.ID] = d.Text
+	}
+	for _, o := range c.Occurrences {
+		text := docs[o.Doc]
+		i := strings.Index(text, o.Value)
+		require.GreaterOrEqual(t, i, 0, "%s not planted in %s", o.Kind, o.Doc)
+		planted[o.Kind]++
+		f, ok := covering(r, o.Doc, i, len(o.Value))
+		if assert.Truef(t, ok, "%s not found in %s: %q", o.Kind, o.Doc, text) {
+			found[o.Kind]++
+			assert.Equalf(t, o.Category, f.Category, "%s found by %s", o.Kind, f.Rule)
+		}
+	}
+	kinds := make([]string, 0, len(planted))
+	for k := range planted {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	total, hit := 0, 0
+	for _, k := range kinds {
+		total += planted[k]
+		hit += found[k]
+		t.Logf("recall %-24s %d/%d", k, found[k], planted[k])
+	}
+	t.Logf("recall total %d/%d (%.1f%%), %d findings in %d docs, %d bytes", hit, total, 100*float64(hit)/float64(total), len(r.Findings), r.Docs, r.Bytes)
+	assert.Equal(t, total, hit)
+}
+
+func TestScanPreviewHidesSecret(t *testing.T) {
+	_, _, r := scanPlanted(t, 256<<10)
+	require.NotEmpty(t, r.Findings)
+	for _, f := range r.Findings {
+		secret := redact.SecretOf(f)
+		assert.NotContains(t, f.Preview, secret, f.ID)
+		assert.NotContains(t, f.Masked, secret, f.ID)
+		assert.NotContains(t, f.Fingerprint, secret, f.ID)
+		assert.Contains(t, f.Preview, f.Masked, f.ID)
+	}
+}
+
+func TestScanStableOrderAndIDs(t *testing.T) {
+	_, c, r1 := scanPlanted(t, 128<<10)
+	s, err := redact.NewScanner(redact.Options{UserNames: c.UserNames, Key: []byte("test"), Workers: 1})
+	require.NoError(t, err)
+	r2, err := s.Scan(context.Background(), c.Docs)
+	require.NoError(t, err)
+	assert.Equal(t, r1.Findings, r2.Findings)
+	ids := map[string]bool{}
+	for _, f := range r1.Findings {
+		assert.False(t, ids[f.ID], "duplicate id %s", f.ID)
+		ids[f.ID] = true
+	}
+}
+
+func TestScanDuplicateDoc(t *testing.T) {
+	s, err := redact.NewScanner(redact.Options{})
+	require.NoError(t, err)
+	_, err = s.Scan(context.Background(), []redact.Doc{{ID: "a"}, {ID: "a"}})
+	assert.ErrorIs(t, err, redact.ErrDuplicateDoc)
+}
+
+func TestScanOptions(t *testing.T) {
+	text := "mail jane.doe@acme-corp.io from /home/jdoe/src, host 10.1.2.3, also jdoe and Zoltan"
+	for _, tc := range []struct {
+		name string
+		opts redact.Options
+		want []string // rule IDs in order
+	}{
+		{"OK", redact.Options{}, []string{"email", "home-dir-user", "ipv4", "user-name"}},
+		{"Disabled", redact.Options{Disabled: []redact.Category{redact.CategoryEmail, redact.CategoryHost}}, []string{"home-dir-user", "user-name"}},
+		{"Allow", redact.Options{Allow: []string{"10.1.2.3"}}, []string{"email", "home-dir-user", "user-name"}},
+		{"UserNames", redact.Options{UserNames: []string{"zoltan"}, HomeDirs: []string{`C:\Users\jane.doe`}}, []string{"email", "home-dir-user", "ipv4", "user-name", "user-name"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := redact.NewScanner(tc.opts)
+			require.NoError(t, err)
+			r, err := s.Scan(context.Background(), []redact.Doc{{ID: "d", Text: text}})
+			require.NoError(t, err)
+			var got []string
+			for _, f := range r.Findings {
+				got = append(got, f.Rule)
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestScanQuiet lists text agent logs are full of that must not be reported.
+func TestScanQuiet(t *testing.T) {
+	s, err := redact.NewScanner(redact.Options{})
+	require.NoError(t, err)
+	for i, text := range []string{
+		"go 1.26.8, bleve v2.6.3 and version 1.2.3.4.5",
+		"listening on 127.0.0.1:8080 and 0.0.0.0:80, netmask 255.255.255.0, ::1",
+		"curl -H \"Authorization: Bearer $TOKEN\" https://api.github.com",
+		"export OPENAI_API_KEY=<your-key-here>",
+		"API_KEY=${API_KEY}",
+		"see docs at https://user@example.com/ and write to someone@example.com",
+		"git@github.com:logbook/logbook.git and icon@2x.png",
+		"12:34:56 std::vec::Vec and a::b",
+		"cd /home/runner/work/logbook && ls /Users/Shared",
+		"password := os.Getenv(\"DB_PASSWORD\")",
+		"postgres://app:[REDACTED:connection-string#1]@[REDACTED:internal-host#1]:5432/app",
+		"token, err := s.tokens.Get(ctx, key)",
+	} {
+		r, err := s.Scan(context.Background(), []redact.Doc{{ID: fmt.Sprint(i), Text: text}})
+		require.NoError(t, err)
+		for _, f := range r.Findings {
+			t.Errorf("%q: %s %s %q", text, f.Category, f.Rule, f.Preview)
+		}
+	}
+}
