@@ -21,7 +21,9 @@ func (ipv4Rule) find(text, _ string, out []match) []match {
 		for s > 0 && s > dot-3 && isDigit(text[s-1]) {
 			s--
 		}
-		if s == dot || (s > 0 && (isAlnum(text[s-1]) || text[s-1] == '.')) {
+		// Inside a word or a version ("v1.2.3.4", "MinGit-2.45.1.2-64-bit") it is not an address.
+		if s == dot || (s > 0 && (isAlnum(text[s-1]) || text[s-1] == '.')) ||
+			(s > 1 && (text[s-1] == '-' || text[s-1] == '_') && isAlnum(text[s-2])) {
 			i = dot + 1
 			continue
 		}

@@ -131,7 +131,7 @@ func (s *Scanner) Scan(ctx context.Context, docs []Doc) (*Report, error) {
 			more := newNameRule(found)
 			err := s.each(ctx, len(docs), func(i int) {
 				text := docs[i].Text
-				perDoc[i] = resolve(s.filter(text, more.find(text, strings.ToLower(text), perDoc[i])))
+				perDoc[i] = resolve(s.filter(text, more.find(text, asciiLower(text), perDoc[i])))
 			})
 			if err != nil {
 				return nil, err
@@ -181,7 +181,7 @@ func (s *Scanner) scanDoc(text string, names *nameRule) []match {
 	if text == "" {
 		return nil
 	}
-	lower := strings.ToLower(text)
+	lower := asciiLower(text)
 	var ms []match
 	for _, r := range s.rules {
 		ms = r.find(text, lower, ms)

@@ -132,7 +132,7 @@ func TestScanQuiet(t *testing.T) {
 	s, err := redact.NewScanner(redact.Options{})
 	require.NoError(t, err)
 	for i, text := range []string{
-		"go 1.26.8, bleve v2.6.3 and version 1.2.3.4.5",
+		"go 1.26.8, bleve v2.6.3 and version 1.2.3.4.5, MinGit-2.45.1.2-64-bit.zip",
 		"listening on 127.0.0.1:8080 and 0.0.0.0:80, netmask 255.255.255.0, ::1",
 		"curl -H \"Authorization: Bearer $TOKEN\" https://api.github.com",
 		"export OPENAI_API_KEY=<your-key-here>",

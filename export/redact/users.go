@@ -24,15 +24,13 @@ var genericAccounts = map[string]bool{
 type homePathRule struct{}
 
 func (homePathRule) find(text, lower string, out []match) []match {
-	if !strings.Contains(lower, "/home/") && !strings.Contains(lower, "users") {
-		return out
-	}
-	for _, m := range homePathRe.FindAllStringSubmatchIndex(text, -1) {
-		name := text[m[2]:m[3]]
-		if !personalName(name) {
-			continue
+	for _, seg := range windows(text, lower, []string{"/home/", "users"}, 4, 300, nil) {
+		for _, m := range homePathRe.FindAllStringSubmatchIndex(text[seg.start:seg.end], -1) {
+			s, e := seg.start+m[2], seg.start+m[3]
+			if personalName(text[s:e]) {
+				out = append(out, match{start: s, end: e, rule: "home-dir-user", cat: CategoryUser, prio: prioHost})
+			}
 		}
-		out = append(out, match{start: m[2], end: m[3], rule: "home-dir-user", cat: CategoryUser, prio: prioHost})
 	}
 	return out
 }
@@ -63,12 +61,7 @@ func newNameRule(names []string) *nameRule {
 }
 
 func (r *nameRule) find(text, lower string, out []match) []match {
-	// lower has text's byte offsets only where lowering kept byte lengths; where it did
-	// not (some non-ASCII letters), match on text itself, case-sensitively.
 	hay := lower
-	if len(lower) != len(text) {
-		hay = text
-	}
 	for _, n := range r.names {
 		for i := 0; ; {
 			j := strings.Index(hay[i:], n)
