@@ -2,9 +2,11 @@ package redact
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -16,26 +18,37 @@ const gitleaksVersion = "v8.30.1"
 
 // gitleaksRules runs gitleaks' default ruleset on text.
 //
-// A few rules have keywords that are in most agent text ("key", "token", "ey", "s.")
-// and regexps without a literal prefix, so run on whole docs they cost more than all
-// other rules together. Each of those runs alone, on windows around its keywords where
-// the shape its regexp needs is present; the rest run on whole docs.
+// gitleaks' own Detect runs a rule's regexp on the whole text whenever one of the
+// rule's keywords is anywhere in it. On agent logs, where "key", "token", "api" or "ey"
+// are in nearly every batch of text, that walks most regexps over most bytes, and
+// Go's regexp has no literal prefix to skip ahead with for most of them. So each rule
+// gets its own detector and runs only on merged windows around its keywords; gitleaks
+// still decides every match (regexp, secret group, entropy, allowlists).
 type gitleaksRules struct {
-	whole    *detect.Detector // every rule but the windowed ones, on whole docs
-	windowed []windowedRule
+	rules     []gitleaksRule
+	keywords  *ahocorasick.Trie
+	byPattern [][]int // keyword pattern number → indexes into rules
+	patterns  []string
 }
 
-// windowedRule is one gitleaks rule that runs on windows around its keywords.
-type windowedRule struct {
+// gitleaksRule is one gitleaks rule and the window its matches need around a keyword.
+type gitleaksRule struct {
+	id            string
 	det           *detect.Detector
-	keywords      []string
 	before, after int
-	keep          func(text string, at, end int) bool
+	keep          func(text string, at, end int) bool // nil keeps every keyword hit
 }
 
-// windowedRules are the gitleaks rules run on windows, with the window each needs and
-// the check that a keyword occurrence can start a match.
-var windowedRules = map[string]windowedRule{
+// The window around a keyword: most rules' matches start at most ~50 name characters
+// before it ("[\w.-]{0,50}?(?:keyword)") and end within a few hundred bytes after.
+const (
+	gitleaksBefore = 128
+	gitleaksAfter  = 512
+)
+
+// gitleaksWindows are rules whose keywords are in most agent text, with the check that
+// a keyword occurrence can start a match, and rules whose matches are long.
+var gitleaksWindows = map[string]gitleaksRule{
 	// (?i)[\w.-]{0,50}?(?:access|auth|…|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|…|,)[\x60'"\s=]{0,5}(value{10,150})
 	"generic-api-key": {before: 52, after: 200, keep: func(text string, _, end int) bool { return assignmentFollows(text, end) }},
 	// \b(ey[a-zA-Z0-9]{17,}\.ey…
@@ -46,6 +59,7 @@ var windowedRules = map[string]windowedRule{
 	"vault-service-token": {before: 1, after: 130, keep: func(text string, at, end int) bool {
 		return wordStart(text, at) && alnumRun(text, end) >= 24
 	}},
+	"private-key": {before: 16, after: 16384},
 }
 
 // newGitleaksRules builds the detectors from the default config embedded in gitleaks. It
@@ -65,23 +79,42 @@ func newGitleaksRules() (*gitleaksRules, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile gitleaks default config: %w", err)
 	}
-	g := &gitleaksRules{whole: detect.NewDetector(subset(cfg, func(id string) bool {
-		_, ok := windowedRules[id]
-		return !ok
-	}))}
-	for id, w := range windowedRules {
-		r, ok := cfg.Rules[id]
-		if !ok {
+	for id := range gitleaksWindows {
+		if _, ok := cfg.Rules[id]; !ok {
 			return nil, fmt.Errorf("gitleaks default config has no %s rule", id)
 		}
-		for _, k := range r.Keywords {
-			w.keywords = append(w.keywords, strings.ToLower(k))
+	}
+	g := &gitleaksRules{}
+	pattern := map[string]int{}
+	for _, id := range cfg.OrderedRules {
+		r := cfg.Rules[id]
+		// Rules on file paths need a path, and rules without keywords would run on
+		// everything; the default ruleset has only path rules among those.
+		if r.Regex == nil || r.Path != nil || len(r.Keywords) == 0 {
+			continue
 		}
+		gr, ok := gitleaksWindows[id]
+		if !ok {
+			gr = gitleaksRule{before: gitleaksBefore, after: gitleaksAfter}
+		}
+		gr.id = id
 		// Detect only reads the config and the keyword trie, and returns its findings
 		// instead of collecting them, so one detector serves all workers.
-		w.det = detect.NewDetector(subset(cfg, func(rid string) bool { return rid == id }))
-		g.windowed = append(g.windowed, w)
+		gr.det = detect.NewDetector(subset(cfg, func(rid string) bool { return rid == id }))
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			n, ok := pattern[k]
+			if !ok {
+				n = len(g.patterns)
+				pattern[k] = n
+				g.patterns = append(g.patterns, k)
+				g.byPattern = append(g.byPattern, nil)
+			}
+			g.byPattern[n] = append(g.byPattern[n], len(g.rules))
+		}
+		g.rules = append(g.rules, gr)
 	}
+	g.keywords = ahocorasick.NewTrieBuilder().AddStrings(g.patterns).Build()
 	return g, nil
 }
 
@@ -129,18 +162,36 @@ func gitleaksPriority(rule string) int {
 }
 
 func (g *gitleaksRules) find(text, lower string, out []match) []match {
-	out = g.detect(g.whole, text, span{0, len(text)}, out)
-	for _, w := range g.windowed {
-		keep := func(at, end int) bool { return w.keep(text, at, end) }
-		for _, seg := range windows(text, lower, w.keywords, w.before, w.after, keep) {
+	spans := make(map[int][]span)
+	g.keywords.Walk([]byte(lower), func(end, n, pattern int64) bool {
+		at, e := int(end-n+1), int(end+1)
+		for _, ri := range g.byPattern[pattern] {
+			r := &g.rules[ri]
+			if r.keep != nil && !r.keep(text, at, e) {
+				continue
+			}
+			spans[ri] = append(spans[ri], span{max(0, at-r.before), min(len(text), e+r.after)})
+		}
+		return true
+	})
+	ids := make([]int, 0, len(spans))
+	for ri := range spans {
+		ids = append(ids, ri)
+	}
+	slices.Sort(ids)
+	for _, ri := range ids {
+		for _, seg := range mergeSpans(spans[ri]) {
 			// A long value may run past the window; take it whole.
-			for seg.end < len(text) && seg.end-seg.start < 8192 && !isSpace(text[seg.end]) {
+			for seg.end < len(text) && seg.end-seg.start < 16384 && !isSpace(text[seg.end]) {
 				seg.end++
+			}
+			for seg.start > 0 && !utf8.RuneStart(text[seg.start]) {
+				seg.start--
 			}
 			for seg.end < len(text) && !utf8.RuneStart(text[seg.end]) {
 				seg.end++
 			}
-			out = g.detect(w.det, text, seg, out)
+			out = g.detect(g.rules[ri].det, text, seg, out)
 		}
 	}
 	return out
@@ -163,19 +214,29 @@ func (g *gitleaksRules) detect(d *detect.Detector, text string, seg span, out []
 	return out
 }
 
-// assignmentFollows reports whether an assignment operator follows a keyword ending at
-// end within the 20 name characters and 3 quotes or blanks the catch-all rule allows.
+// assignmentFollows reports whether the text after a keyword ending at end has the
+// shape the catch-all rule needs: up to 20 more name characters, up to 3 quotes or
+// blanks, an operator, up to 5 quotes, blanks or "=", and a value of 10 or more
+// token characters. It is a cheaper superset of the rule's regexp.
 func assignmentFollows(text string, end int) bool {
-	for j := end; j < len(text) && j < end+24; j++ {
-		switch c := text[j]; {
-		case strings.IndexByte("=>:|?,", c) >= 0:
-			return true
-		case isAlnum(c) || strings.IndexByte(" \t\r\n_.-'\"", c) >= 0:
-		default:
-			return false
-		}
+	j := skipSet(text, end, 20, func(c byte) bool { return isAlnum(c) || strings.IndexByte(" \t_.-", c) >= 0 })
+	j = skipSet(text, j, 3, func(c byte) bool { return strings.IndexByte(" \t\r\n'\"", c) >= 0 })
+	isOp := func(c byte) bool { return strings.IndexByte("=>:|?,", c) >= 0 }
+	if j >= len(text) || !isOp(text[j]) {
+		return false
 	}
-	return false
+	j = skipSet(text, j, 3, isOp)
+	j = skipSet(text, j, 5, func(c byte) bool { return strings.IndexByte("`'\" \t\r\n=", c) >= 0 })
+	v := skipSet(text, j, 10, func(c byte) bool { return isAlnum(c) || strings.IndexByte("_.=-+/", c) >= 0 })
+	return v-j >= 10
+}
+
+// skipSet returns the offset after at most n bytes from i that in accepts.
+func skipSet(text string, i, n int, in func(byte) bool) int {
+	for k := 0; i < len(text) && k < n && in(text[i]); k++ {
+		i++
+	}
+	return i
 }
 
 // wordStart reports whether a word starts at text[at], as \b before it requires.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -102,9 +103,10 @@ func (s *Scanner) Scan(ctx context.Context, docs []Doc) (*Report, error) {
 	}
 
 	names := newNameRule(s.names)
-	perDoc := make([][]match, len(docs))
-	err := s.each(ctx, len(docs), func(i int) {
-		perDoc[i] = s.scanDoc(docs[i].Text, names)
+	batches := makeBatches(docs)
+	perBatch := make([][]match, len(batches))
+	err := s.each(ctx, len(batches), func(i int) {
+		perBatch[i] = s.scanText(batches[i].text, names)
 	})
 	if err != nil {
 		return nil, err
@@ -118,9 +120,9 @@ func (s *Scanner) Scan(ctx context.Context, docs []Doc) (*Report, error) {
 			known[n] = true
 		}
 		var found []string
-		for i, ms := range perDoc {
+		for i, ms := range perBatch {
 			for _, m := range ms {
-				n := strings.ToLower(docs[i].Text[m.start:m.end])
+				n := strings.ToLower(batches[i].text[m.start:m.end])
 				if m.rule == "home-dir-user" && !known[n] {
 					known[n] = true
 					found = append(found, n)
@@ -129,9 +131,9 @@ func (s *Scanner) Scan(ctx context.Context, docs []Doc) (*Report, error) {
 		}
 		if len(found) > 0 {
 			more := newNameRule(found)
-			err := s.each(ctx, len(docs), func(i int) {
-				text := docs[i].Text
-				perDoc[i] = resolve(s.filter(text, more.find(text, asciiLower(text), perDoc[i])))
+			err := s.each(ctx, len(batches), func(i int) {
+				text := batches[i].text
+				perBatch[i] = resolve(s.filter(text, more.find(text, asciiLower(text), perBatch[i])))
 			})
 			if err != nil {
 				return nil, err
@@ -139,6 +141,10 @@ func (s *Scanner) Scan(ctx context.Context, docs []Doc) (*Report, error) {
 		}
 	}
 
+	perDoc := make([][]match, len(docs))
+	for i, b := range batches {
+		b.split(docs, perBatch[i], perDoc)
+	}
 	r := &Report{Counts: map[Category]int{}, Docs: len(docs), Bytes: bytes, Ruleset: s.Ruleset()}
 	for i, ms := range perDoc {
 		r.Findings = append(r.Findings, s.findings(docs[i], ms)...)
@@ -147,6 +153,70 @@ func (s *Scanner) Scan(ctx context.Context, docs []Doc) (*Report, error) {
 		r.Counts[f.Category]++
 	}
 	return r, nil
+}
+
+// batchSize is about how much text one scan of the rules sees. Short docs (a title, a
+// tool argument) are scanned together, because each gitleaks call has a fixed cost
+// (a pass over its ~200 rules) that dominates short texts.
+const batchSize = 256 << 10
+
+// docSep separates docs in a batch. It ends a line for rules that look at lines, and no
+// rule's character classes take a NUL, so no match runs from one doc into the next; one
+// that does is cut at its doc's end.
+const docSep = "\n\x00\n"
+
+// batch is docs joined with docSep.
+type batch struct {
+	text   string
+	docs   []int // indexes into the scanned docs
+	starts []int // offset of each doc in text
+}
+
+// makeBatches joins consecutive docs into batches of about batchSize.
+func makeBatches(docs []Doc) []batch {
+	var (
+		out []batch
+		cur batch
+		b   strings.Builder
+	)
+	flush := func() {
+		if len(cur.docs) > 0 {
+			cur.text = b.String()
+			out = append(out, cur)
+			cur = batch{}
+			b.Reset()
+		}
+	}
+	for i, d := range docs {
+		if b.Len() > 0 && b.Len()+len(d.Text) > batchSize {
+			flush()
+		}
+		if len(cur.docs) > 0 {
+			b.WriteString(docSep)
+		}
+		cur.docs = append(cur.docs, i)
+		cur.starts = append(cur.starts, b.Len())
+		b.WriteString(d.Text)
+	}
+	flush()
+	return out
+}
+
+// split hands the batch's matches to their docs, in doc offsets.
+func (bt batch) split(docs []Doc, ms []match, perDoc [][]match) {
+	for _, m := range ms {
+		k := sort.Search(len(bt.starts), func(i int) bool { return bt.starts[i] > m.start }) - 1
+		if k < 0 {
+			continue
+		}
+		di, off := bt.docs[k], bt.starts[k]
+		n := len(docs[di].Text)
+		if m.start >= off+n {
+			continue // in a separator
+		}
+		m.start, m.end = m.start-off, min(m.end-off, n)
+		perDoc[di] = append(perDoc[di], m)
+	}
 }
 
 // each calls fn for 0..n-1 on s.workers goroutines.
@@ -176,8 +246,8 @@ func (s *Scanner) each(ctx context.Context, n int, fn func(i int)) error {
 	return ctx.Err()
 }
 
-// scanDoc runs every enabled rule on text and resolves overlaps.
-func (s *Scanner) scanDoc(text string, names *nameRule) []match {
+// scanText runs every enabled rule on text and resolves overlaps.
+func (s *Scanner) scanText(text string, names *nameRule) []match {
 	if text == "" {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/zricethezav/gitleaks/v8/detect"
 
 	"github.com/logbook/logbook/export/redact"
 	"github.com/logbook/logbook/export/redact/secretgen"
@@ -151,4 +152,31 @@ func TestScanQuiet(t *testing.T) {
 			t.Errorf("%q: %s %s %q", text, f.Category, f.Rule, f.Preview)
 		}
 	}
+}
+
+// TestScanCoversGitleaks checks that running gitleaks' rules on windows around their
+// keywords loses nothing: every finding of a stock gitleaks detector on whole docs is
+// overlapped by one of ours.
+func TestScanCoversGitleaks(t *testing.T) {
+	_, c, r := scanPlanted(t, 512<<10)
+	stock, err := detect.NewDetectorDefaultConfig()
+	require.NoError(t, err)
+	byDoc := map[string][]redact.Finding{}
+	for _, f := range r.Findings {
+		byDoc[f.Doc] = append(byDoc[f.Doc], f)
+	}
+	n := 0
+	for _, d := range c.Docs {
+		for _, g := range stock.DetectString(d.Text) {
+			n++
+			i := strings.Index(d.Text, g.Secret)
+			require.GreaterOrEqual(t, i, 0)
+			covered := false
+			for _, f := range byDoc[d.ID] {
+				covered = covered || (f.Start < i+len(g.Secret) && i < f.End)
+			}
+			assert.True(t, covered, "%s: gitleaks %s %q not found", d.ID, g.RuleID, g.Secret)
+		}
+	}
+	t.Logf("stock gitleaks: %d findings, all covered", n)
 }

@@ -35,6 +35,11 @@ func windows(text, lower string, anchors []string, before, after int, keep func(
 			ws = append(ws, span{s, e})
 		}
 	}
+	return mergeSpans(ws)
+}
+
+// mergeSpans sorts spans and merges the ones that overlap or touch.
+func mergeSpans(ws []span) []span {
 	if len(ws) < 2 {
 		return ws
 	}
