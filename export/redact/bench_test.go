@@ -41,3 +41,19 @@ func BenchmarkScanRealLog(b *testing.B) {
 	docs := realLogDocs(b)
 	benchScan(b, docs, redact.Options{})
 }
+
+// BenchmarkRedactGenerated10MB redacts every finding of 10 MB of generated text.
+func BenchmarkRedactGenerated10MB(b *testing.B) {
+	c := secretgen.Generate(1, 10<<20)
+	s, err := redact.NewScanner(redact.Options{UserNames: c.UserNames})
+	require.NoError(b, err)
+	r, err := s.Scan(context.Background(), c.Docs)
+	require.NoError(b, err)
+	rd := r.Redactor(redact.Decisions{})
+	b.SetBytes(r.Bytes)
+	for b.Loop() {
+		for _, d := range c.Docs {
+			rd.Redact(d)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
 )
 
 // Decisions say which findings to redact. A decision on a finding overrides one on its
@@ -45,6 +47,8 @@ type Summary struct {
 type Redactor struct {
 	byDoc        map[string][]Finding // accepted findings per doc, by position
 	secrets      []secretPlaceholder  // every accepted value, longest first
+	prefixes     *ahocorasick.Trie    // finds the start of every secret in one pass
+	byPrefix     [][]int              // prefix pattern number → indexes into secrets
 	placeholders map[string]string    // fingerprint → placeholder
 	summary      Summary
 }
@@ -52,6 +56,9 @@ type Redactor struct {
 type secretPlaceholder struct {
 	secret, placeholder string
 }
+
+// prefixLen is how much of each secret the Redactor's trie holds.
+const prefixLen = 24
 
 // placeholderMinLen is the length from which a value is replaced wherever it occurs;
 // shorter values (user names, short passwords) only where they stand as a word, so
@@ -84,6 +91,22 @@ func (r *Report) Redactor(d Decisions) *Redactor {
 	// Longest first, so a value that contains another is replaced whole.
 	slices.SortStableFunc(rd.secrets, func(a, b secretPlaceholder) int { return len(b.secret) - len(a.secret) })
 	rd.placeholders = placeholders
+	// The trie holds only prefixes: its states take 2 KB each, and a private key is
+	// 2 KB of text.
+	b := ahocorasick.NewTrieBuilder()
+	pattern := map[string]int{}
+	for i, sp := range rd.secrets {
+		p := sp.secret[:min(len(sp.secret), prefixLen)]
+		n, ok := pattern[p]
+		if !ok {
+			n = len(rd.byPrefix)
+			pattern[p] = n
+			rd.byPrefix = append(rd.byPrefix, nil)
+			b.AddString(p)
+		}
+		rd.byPrefix[n] = append(rd.byPrefix[n], i)
+	}
+	rd.prefixes = b.Build()
 	return rd
 }
 
@@ -99,38 +122,40 @@ func (rd *Redactor) Summary() Summary { return rd.summary }
 // in a title), so that nothing accepted survives anywhere in the export.
 func (rd *Redactor) Redact(doc Doc) string {
 	text := doc.Text
-	type span struct {
+	type repl struct {
 		start, end int
-		repl       string
+		with       string
 	}
-	var spans []span
+	var spans []repl
 	for _, f := range rd.byDoc[doc.ID] {
 		// Only trust a position if the doc is the one that was scanned.
 		if f.End <= len(text) && text[f.Start:f.End] == f.secret {
-			spans = append(spans, span{f.Start, f.End, rd.placeholders[f.Fingerprint]})
+			spans = append(spans, repl{f.Start, f.End, rd.placeholders[f.Fingerprint]})
 		}
 	}
-	for _, sp := range rd.secrets {
-		for i := 0; ; {
-			j := strings.Index(text[i:], sp.secret)
-			if j < 0 {
-				break
+	if len(rd.secrets) > 0 {
+		rd.prefixes.Walk([]byte(text), func(end, n, pattern int64) bool {
+			s := int(end - n + 1)
+			for _, i := range rd.byPrefix[pattern] {
+				sp := rd.secrets[i]
+				e := s + len(sp.secret)
+				if !strings.HasPrefix(text[s:], sp.secret) {
+					continue
+				}
+				if len(sp.secret) >= placeholderMinLen ||
+					!((s > 0 && isNameByte(text[s-1])) || (e < len(text) && isNameByte(text[e]))) {
+					spans = append(spans, repl{s, e, sp.placeholder})
+				}
 			}
-			s, e := i+j, i+j+len(sp.secret)
-			i = s + 1
-			if len(sp.secret) < placeholderMinLen &&
-				((s > 0 && isNameByte(text[s-1])) || (e < len(text) && isNameByte(text[e]))) {
-				continue
-			}
-			spans = append(spans, span{s, e, sp.placeholder})
-		}
+			return true
+		})
 	}
 	if len(spans) == 0 {
 		return text
 	}
 	// Earliest first and, at the same start, longest first; a span inside one already
 	// taken is dropped.
-	slices.SortFunc(spans, func(a, b span) int {
+	slices.SortFunc(spans, func(a, b repl) int {
 		if a.start != b.start {
 			return a.start - b.start
 		}
@@ -147,7 +172,7 @@ func (rd *Redactor) Redact(doc Doc) string {
 			continue
 		}
 		b.WriteString(text[p:sp.start])
-		b.WriteString(sp.repl)
+		b.WriteString(sp.with)
 		p = sp.end
 	}
 	b.WriteString(text[p:])

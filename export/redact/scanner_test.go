@@ -180,3 +180,18 @@ func TestScanCoversGitleaks(t *testing.T) {
 	}
 	t.Logf("stock gitleaks: %d findings, all covered", n)
 }
+
+func TestWithCurrentUser(t *testing.T) {
+	o := redact.WithCurrentUser(redact.Options{UserNames: []string{"zoltan"}})
+	assert.Equal(t, "zoltan", o.UserNames[0])
+	assert.NotEmpty(t, o.HomeDirs)
+}
+
+func TestScanCanceled(t *testing.T) {
+	s, err := redact.NewScanner(redact.Options{})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = s.Scan(ctx, []redact.Doc{{ID: "a", Text: "x"}})
+	assert.ErrorIs(t, err, context.Canceled)
+}
