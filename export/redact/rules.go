@@ -150,10 +150,13 @@ var placeholderWords = []string{
 	"placeholder", "changeme", "dummy", "sample", "...", "…",
 }
 
+// shellVarRe matches references to variables: $NAME, ${…}, $(…), %NAME%.
+var shellVarRe = regexp.MustCompile(`^(?:\$[A-Za-z_][A-Za-z0-9_]*$|\$[{(]|%[A-Za-z_][A-Za-z0-9_]*%$)`)
+
 // isPlaceholder reports values that stand for a secret rather than being one, including
 // our own placeholders so that a re-scan of redacted text stays quiet.
 func isPlaceholder(s string) bool {
-	if strings.HasPrefix(s, "$") || strings.HasPrefix(s, "%") {
+	if shellVarRe.MatchString(s) {
 		return true
 	}
 	l := strings.ToLower(s)

@@ -97,8 +97,17 @@ func (g *gen) pick(set string, n int) string {
 	for i := range b {
 		b[i] = set[g.r.IntN(len(set))]
 	}
-	// Generated keys always mix digits in, as real ones do.
-	b[g.r.IntN(n)] = "0123456789"[g.r.IntN(10)]
+	// Generated keys always mix digits in, as real ones do: one of the set's own, so
+	// that a base32 AWS key stays base32.
+	var digits []byte
+	for i := 0; i < len(set); i++ {
+		if set[i] >= '0' && set[i] <= '9' {
+			digits = append(digits, set[i])
+		}
+	}
+	if len(digits) > 0 {
+		b[g.r.IntN(n)] = digits[g.r.IntN(len(digits))]
+	}
 	return string(b)
 }
 
