@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 )
 
 // Decisions say which findings to redact. A decision on a finding overrides one on its
@@ -47,8 +45,7 @@ type Summary struct {
 type Redactor struct {
 	byDoc        map[string][]Finding // accepted findings per doc, by position
 	secrets      []secretPlaceholder  // every accepted value, longest first
-	prefixes     *ahocorasick.Trie    // finds the start of every secret in one pass
-	byPrefix     [][]int              // prefix pattern number → indexes into secrets
+	values       *valueSet            // the secrets, to find them in one pass
 	placeholders map[string]string    // fingerprint → placeholder
 	summary      Summary
 }
@@ -56,9 +53,6 @@ type Redactor struct {
 type secretPlaceholder struct {
 	secret, placeholder string
 }
-
-// prefixLen is how much of each secret the Redactor's trie holds.
-const prefixLen = 24
 
 // placeholderMinLen is the length from which a value is replaced wherever it occurs;
 // shorter values (user names, short passwords) only where they stand as a word, so
@@ -91,22 +85,11 @@ func (r *Report) Redactor(d Decisions) *Redactor {
 	// Longest first, so a value that contains another is replaced whole.
 	slices.SortStableFunc(rd.secrets, func(a, b secretPlaceholder) int { return len(b.secret) - len(a.secret) })
 	rd.placeholders = placeholders
-	// The trie holds only prefixes: its states take 2 KB each, and a private key is
-	// 2 KB of text.
-	b := ahocorasick.NewTrieBuilder()
-	pattern := map[string]int{}
+	values := make([]string, len(rd.secrets))
 	for i, sp := range rd.secrets {
-		p := sp.secret[:min(len(sp.secret), prefixLen)]
-		n, ok := pattern[p]
-		if !ok {
-			n = len(rd.byPrefix)
-			pattern[p] = n
-			rd.byPrefix = append(rd.byPrefix, nil)
-			b.AddString(p)
-		}
-		rd.byPrefix[n] = append(rd.byPrefix[n], i)
+		values[i] = sp.secret
 	}
-	rd.prefixes = b.Build()
+	rd.values = newValueSet(values)
 	return rd
 }
 
@@ -133,23 +116,11 @@ func (rd *Redactor) Redact(doc Doc) string {
 			spans = append(spans, repl{f.Start, f.End, rd.placeholders[f.Fingerprint]})
 		}
 	}
-	if len(rd.secrets) > 0 {
-		rd.prefixes.Walk([]byte(text), func(end, n, pattern int64) bool {
-			s := int(end - n + 1)
-			for _, i := range rd.byPrefix[pattern] {
-				sp := rd.secrets[i]
-				e := s + len(sp.secret)
-				if !strings.HasPrefix(text[s:], sp.secret) {
-					continue
-				}
-				if len(sp.secret) >= placeholderMinLen ||
-					!((s > 0 && isNameByte(text[s-1])) || (e < len(text) && isNameByte(text[e]))) {
-					spans = append(spans, repl{s, e, sp.placeholder})
-				}
-			}
-			return true
-		})
-	}
+	rd.values.each(text, func(s, e, i int) {
+		if sp := rd.secrets[i]; len(sp.secret) >= placeholderMinLen || standsAlone(text, s, e) {
+			spans = append(spans, repl{s, e, sp.placeholder})
+		}
+	})
 	if len(spans) == 0 {
 		return text
 	}

@@ -112,32 +112,20 @@ func (s *Scanner) Scan(ctx context.Context, docs []Doc) (*Report, error) {
 		return nil, err
 	}
 
-	// A user name seen in a home path is as personal elsewhere in the story ("alice
-	// ran …"), so a second pass looks for the names the first pass discovered.
-	if !s.disabled[CategoryUser] {
-		known := map[string]bool{}
-		for _, n := range names.names {
-			known[n] = true
-		}
-		var found []string
-		for i, ms := range perBatch {
-			for _, m := range ms {
-				n := strings.ToLower(batches[i].text[m.start:m.end])
-				if m.rule == "home-dir-user" && !known[n] {
-					known[n] = true
-					found = append(found, n)
-				}
+	// A second pass finds again, everywhere, what the first found somewhere: user
+	// names seen in a home path ("alice ran …") and secrets that a rule caught in one
+	// place but not where they are echoed without context.
+	if second := s.secondPass(batches, perBatch, names); len(second) > 0 {
+		err := s.each(ctx, len(batches), func(i int) {
+			text, lower := batches[i].text, asciiLower(batches[i].text)
+			ms := perBatch[i]
+			for _, r := range second {
+				ms = r.find(text, lower, ms)
 			}
-		}
-		if len(found) > 0 {
-			more := newNameRule(found)
-			err := s.each(ctx, len(batches), func(i int) {
-				text := batches[i].text
-				perBatch[i] = resolve(s.filter(text, more.find(text, asciiLower(text), perBatch[i])))
-			})
-			if err != nil {
-				return nil, err
-			}
+			perBatch[i] = resolve(s.filter(text, ms))
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 
@@ -153,6 +141,44 @@ func (s *Scanner) Scan(ctx context.Context, docs []Doc) (*Report, error) {
 		r.Counts[f.Category]++
 	}
 	return r, nil
+}
+
+// secondPass returns the rules for the values the first pass found.
+func (s *Scanner) secondPass(batches []batch, perBatch [][]match, names *nameRule) []detector {
+	known := map[string]bool{}
+	for _, n := range names.names {
+		known[n] = true
+	}
+	var (
+		newNames []string
+		values   []string
+		found    []match
+		seen     = map[string]bool{}
+	)
+	for i, ms := range perBatch {
+		for _, m := range ms {
+			v := batches[i].text[m.start:m.end]
+			switch {
+			case m.rule == "home-dir-user":
+				if n := strings.ToLower(v); !known[n] && !s.disabled[CategoryUser] {
+					known[n] = true
+					newNames = append(newNames, n)
+				}
+			case len(v) >= placeholderMinLen && !seen[v]:
+				seen[v] = true
+				values = append(values, v)
+				found = append(found, m)
+			}
+		}
+	}
+	var out []detector
+	if len(newNames) > 0 {
+		out = append(out, newNameRule(newNames))
+	}
+	if len(values) > 0 {
+		out = append(out, &propagation{set: newValueSet(values), found: found})
+	}
+	return out
 }
 
 // batchSize is about how much text one scan of the rules sees. Short docs (a title, a
@@ -282,10 +308,20 @@ func resolve(ms []match) []match {
 		}
 		return strings.Compare(a.rule, b.rule)
 	})
+	// Kept matches never overlap, so marking their bytes makes each check cost the
+	// length of the match rather than the number kept (a log dump can hold thousands).
+	end := 0
+	for _, m := range ms {
+		end = max(end, m.end)
+	}
+	taken := make([]bool, end)
 	kept := ms[:0]
 	for _, m := range ms {
-		if !slices.ContainsFunc(kept, func(k match) bool { return m.start < k.end && k.start < m.end }) {
+		if !slices.Contains(taken[m.start:m.end], true) {
 			kept = append(kept, m)
+			for i := m.start; i < m.end; i++ {
+				taken[i] = true
+			}
 		}
 	}
 	slices.SortFunc(kept, func(a, b match) int { return a.start - b.start })
