@@ -101,6 +101,9 @@ func newGitleaksRules() (*gitleaksRules, error) {
 		// Detect only reads the config and the keyword trie, and returns its findings
 		// instead of collecting them, so one detector serves all workers.
 		gr.det = detect.NewDetector(subset(cfg, func(rid string) bool { return rid == id }))
+		// A "gitleaks:allow" comment in a pasted file asks a repository scan to look
+		// away; it must not keep a secret out of an export.
+		gr.det.IgnoreGitleaksAllow = true
 		for _, k := range r.Keywords {
 			k = strings.ToLower(k)
 			n, ok := pattern[k]

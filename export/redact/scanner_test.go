@@ -215,3 +215,12 @@ func TestScanCanceled(t *testing.T) {
 	_, err = s.Scan(ctx, []redact.Doc{{ID: "a", Text: "x"}})
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+func TestScanIgnoresGitleaksAllow(t *testing.T) {
+	s, err := redact.NewScanner(redact.Options{})
+	require.NoError(t, err)
+	r, err := s.Scan(context.Background(), []redact.Doc{{ID: "a", Text: "gh = \"ghp_0123456789abcdefghijABCDEFGHIJklmnop\" # gitleaks:allow"}})
+	require.NoError(t, err)
+	require.Len(t, r.Findings, 1)
+	assert.Equal(t, "github-pat", r.Findings[0].Rule)
+}
