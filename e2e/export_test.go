@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/export"
+	"github.com/logbook/logbook/export/exporttest"
+)
+
+// exportPage writes t as HTML into a temporary file and returns its file:// URL.
+func exportPage(t *testing.T, tr *export.Transcript, name string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name+".html")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	start := time.Now()
+	require.NoError(t, export.WriteHTML(f, tr))
+	require.NoError(t, f.Close())
+	fi, _ := os.Stat(p)
+	t.Logf("%s: %d bytes of HTML written in %v", name, fi.Size(), time.Since(start).Round(time.Millisecond))
+	return "file://" + p
+}
+
+// offlineTab is a fresh headless Chromium tab that records every network request
+// its pages make (a file:// page's own load included).
+func offlineTab(t *testing.T) (context.Context, func() []string) {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath()), chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 900),
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, tcancel := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { tcancel(); cancel(); acancel() })
+	var mu sync.Mutex
+	var urls []string
+	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
+		var url string
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			url = e.Request.URL
+		case network.EventRequestWillBeSent:
+			url = e.Request.URL
+		default:
+			return
+		}
+		mu.Lock()
+		urls = append(urls, url)
+		mu.Unlock()
+	}))
+	_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
+	require.NoError(t, err)
+	return ctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), urls...)
+	}
+}
+
+// loadTimes opens url and returns the time to DOMContentLoaded and to first paint
+// as the page's own performance timeline measured them, in milliseconds.
+func loadTimes(t *testing.T, ctx context.Context, url string) (dcl, paint float64) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body"))))
+	poll(t, ctx, `performance.getEntriesByType('paint').length > 0`, "first paint")
+	dcl = eval[float64](t, ctx, `performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd`)
+	paint = eval[float64](t, ctx, `performance.getEntriesByType('paint')[0].startTime`)
+	return dcl, paint
+}
+
+// onlyFile fails on any request but the page itself.
+func onlyFile(t *testing.T, url string, requests []string) {
+	t.Helper()
+	for _, u := range requests {
+		assert.Equal(t, url, u, "the exported page requested something besides itself")
+	}
+}
+
+// The real 87k-event session, exported as HTML, opens fast and offline.
+func TestExportHTMLRealLogOpensFast(t *testing.T) {
+	e := need(t)
+	if e.realID == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("the real log is missing in CI")
+		}
+		t.Skip("the shared corpus is not on this machine")
+	}
+	tr, err := export.Load(context.Background(), e.store, e.realID)
+	require.NoError(t, err)
+	url := exportPage(t, tr, "real")
+	ctx, requests := offlineTab(t)
+	dcl, paint := loadTimes(t, ctx, url)
+	t.Logf("real log (%d items): DOMContentLoaded %.0f ms, first paint %.0f ms", len(tr.Items), dcl, paint)
+	assert.Less(t, dcl, 3000.0, "DOMContentLoaded within 3 s")
+	assert.Less(t, paint, 3000.0, "first paint within 3 s")
+	onlyFile(t, url, requests())
+
+	// The search script runs (the CSP allows it by its hash) and finds text.
+	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#q"), "deepseek\r")))
+	poll(t, ctx, `/^1 \/ \d+$/.test(document.getElementById('count').textContent)`, "the first search hit")
+	shot(t, ctx, e, "export-real-search")
+}
+
+// Payloads planted in a session's texts stay inert text in the exported page.
+func TestExportHTMLPayloadsInert(t *testing.T) {
+	e := need(t)
+	ctx := context.Background()
+	s := archive.New(filepath.Join(t.TempDir(), "logbook.db"))
+	require.NoError(t, s.Open(ctx))
+	defer s.Close()
+	root := t.TempDir()
+	l := exporttest.Hostile("session-hostile-e2e")
+	_, err := l.WriteFile(root, false)
+	require.NoError(t, err)
+	_, err = s.Import(ctx, []string{root}, archive.ImportOptions{})
+	require.NoError(t, err)
+	tr, err := export.Load(ctx, s, l.ID())
+	require.NoError(t, err)
+	url := exportPage(t, tr, "hostile")
+
+	tab, requests := offlineTab(t)
+	loadTimes(t, tab, url)
+	assert.Equal(t, "undefined", eval[string](t, tab, `typeof window.pwned`), "no planted script ran")
+	assert.Equal(t, 0, eval[int](t, tab, `document.images.length`), "no planted image element")
+	assert.Equal(t, 1, eval[int](t, tab, `document.scripts.length`), "only the page's own script")
+	body := eval[string](t, tab, `document.body.textContent`)
+	assert.True(t, strings.Contains(body, `<img src=x onerror="window.pwned=3">`), "the payload shows as text")
+	assert.True(t, strings.Contains(body, `<script>window.pwned=1</script>`), "the payload shows as text")
+	onlyFile(t, url, requests())
+	shot(t, tab, e, "export-hostile")
+}
