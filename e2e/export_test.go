@@ -145,3 +145,52 @@ func TestExportHTMLPayloadsInert(t *testing.T) {
 	onlyFile(t, url, requests())
 	shot(t, tab, e, "export-hostile")
 }
+
+// The Export dialog of the conversation view: markdown with redaction, e-mail
+// addresses kept by category, everything else replaced in the downloaded file.
+func TestExportDialogRedacts(t *testing.T) {
+	base := need(t)
+	e := &env{dataDir: t.TempDir(), artifacts: base.artifacts}
+	root := filepath.Join(e.dataDir, "sessions")
+	l, c := exporttest.Planted(5, "session-planted-e2e")
+	_, err := l.WriteFile(root, false)
+	require.NoError(t, err)
+	sctx, cancel := context.WithCancel(context.Background())
+	e.cancel = cancel
+	t.Cleanup(e.close)
+	require.NoError(t, e.serve(sctx, []string{root}))
+
+	b := browser(t, e, 1280, 900)
+	open(t, b, e, "#/session/"+l.ID(), `[data-testid="export-open"]`)
+	// Keep what the page hands to the download, to read it back.
+	eval[bool](t, b, `(() => { window.__blobs = []; const o = URL.createObjectURL.bind(URL);
+		URL.createObjectURL = (x) => { window.__blobs.push(x); return o(x); }; return true })()`)
+	require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-open"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-dialog"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="export-format-md"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="export-redact"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-category"][data-category="email"]`))))
+	// Keep e-mail addresses, look at one category's findings, then export.
+	require.NoError(t, chromedp.Do(b,
+		chromedp.Click(chromedp.CSS(`[data-testid="export-category"][data-category="email"] input[type=checkbox]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="export-category"][data-category="token"] button`))))
+	shot(t, b, e, "export-dialog-findings")
+	require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-go"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-done"]`))))
+	md := eval[string](t, b, `window.__blobs[0].text()`)
+	require.True(t, strings.HasPrefix(md, "# "), "a Markdown file was downloaded")
+	assert.Contains(t, md, "[REDACTED:")
+	keptEmail := false
+	for _, o := range c.Occurrences {
+		switch o.Category {
+		case "email":
+			keptEmail = keptEmail || strings.Contains(md, o.Secret.Value)
+		case "user":
+			// Names in prose are found only when named (the CLI's --redact-names).
+		default:
+			assert.NotContains(t, md, o.Secret.Value, "a planted %s secret is in the download", o.Kind)
+		}
+	}
+	assert.True(t, keptEmail, "the e-mail addresses the person kept are in the download")
+	assert.NotContains(t, md, "[REDACTED:email")
+}
