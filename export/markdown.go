@@ -46,7 +46,7 @@ func (m mdWriter) header(t *Transcript) {
 	m.p("| | |\n|---|---|\n")
 	row := func(k, v string) {
 		if v != "" {
-			m.p("| %s | %s |\n", k, strings.ReplaceAll(mdInline(v), "|", `\|`))
+			m.p("| %s | %s |\n", k, mdInline(v)) // mdInline escapes '|' too
 		}
 	}
 	m.p("| Session | `%s` |\n", codeSpanSafe(strings.ReplaceAll(s.ID, "|", "")))

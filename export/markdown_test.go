@@ -12,6 +12,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 
 	"github.com/logbook/logbook/archive/dshgen"
@@ -27,6 +28,7 @@ import (
 type mdTree struct {
 	headings []string          // text of every level-3 heading
 	fences   map[string]string // content of each fenced block → its info string
+	rows     [][]string        // the header table's rows, as cell texts
 	opens    int               // HTML blocks that open a <details>
 	closes   int               // HTML blocks that close one
 }
@@ -52,6 +54,12 @@ func parseMarkdown(t *testing.T, src []byte) mdTree {
 				b.Write(seg.Value(src))
 			}
 			tree.fences[normal(b.String())] = string(n.Language(src))
+		case *east.TableRow:
+			var cells []string
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				cells = append(cells, string(c.Text(src)))
+			}
+			tree.rows = append(tree.rows, cells)
 		case *ast.HTMLBlock:
 			first := n.Lines().At(0)
 			line := string(first.Value(src))
@@ -148,6 +156,12 @@ func TestMarkdownHostile(t *testing.T) {
 	assert.Equal(t, approvals, bytes.Count(md, []byte("> **Approval**")))
 	assert.Equal(t, compactions, bytes.Count(md, []byte("> **Compaction**"))+bytes.Count(md, []byte("> **Prune**")))
 	assert.NotContains(t, string(md), "\n</details>\n<!-- comment", "session text cannot open an HTML comment block")
+	for _, r := range tree.rows {
+		assert.Len(t, r, 2, "a '|' in a value stays in its cell: %q", r)
+	}
+	var out bytes.Buffer
+	require.NoError(t, goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert(md, &out))
+	assert.Contains(t, out.String(), `<td>/work/a|b\c</td>`)
 }
 
 func TestMarkdownRealLog(t *testing.T) {

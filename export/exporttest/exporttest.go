@@ -54,7 +54,7 @@ func Planted(seed uint64, id string) (*dshgen.Log, secretgen.Corpus) {
 // puts them in: fences, <details>, HTML comments, script and image payloads. A
 // payload that ran would set window.pwned.
 func Hostile(id string) *dshgen.Log {
-	s := dshgen.New(dshgen.Options{Seed: 99, ID: id, Cwd: "/work/proj", BatchLines: 4})
+	s := dshgen.New(dshgen.Options{Seed: 99, ID: id, Cwd: "/work/a|b\\c", BatchLines: 4})
 	s.Preamble()
 	s.Turn(func(tb *dshgen.Turn) {
 		h := tb.User("look: <script>window.pwned=1</script> and <img src=x onerror=\"window.pwned=2\">\n```\nunclosed fence from the user")
