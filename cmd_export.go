@@ -15,7 +15,7 @@ import (
 // aside for it.
 func cmdExport(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	format := fs.String("format", "jsonl", "export format: jsonl")
+	format := fs.String("format", "jsonl", "export format: jsonl, md, html or bundle")
 	out := fs.String("o", "", "write to FILE instead of standard output (never over an existing file without --force)")
 	force := fs.Bool("force", false, "with -o: replace an existing FILE (or link)")
 	render := addRenderFlags(fs) // md, html: cmd_export_render.go
@@ -28,7 +28,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return usageError{fmt.Errorf("name one session")}
 	}
 	if *format != "jsonl" && !isRenderFormat(*format) {
-		return usageError{fmt.Errorf("unknown format %q (supported: jsonl, md, html)", *format)}
+		return usageError{fmt.Errorf("unknown format %q (supported: jsonl, md, html, bundle)", *format)}
 	}
 	s, err := e.openArchive(ctx)
 	if err != nil {

@@ -1,7 +1,7 @@
 package main
 
-// The readable formats of `logbook export` (md, html) and their redaction gate. This
-// file is what cmd_export.go dispatches to for --format md|html; the jsonl path and
+// The readable formats of `logbook export` (md, html, bundle) and their redaction gate. This
+// file is what cmd_export.go dispatches to for --format md|html|bundle; the jsonl path and
 // its flags stay in cmd_export.go.
 
 import (
@@ -30,7 +30,7 @@ type renderFlags struct {
 // addRenderFlags defines the readable formats' flags on fs.
 func addRenderFlags(fs *flag.FlagSet) renderFlags {
 	return renderFlags{
-		redact: fs.Bool("redact", false, "md, html: scan for secrets and personal data and replace the accepted findings with placeholders (asks per category on a terminal)"),
+		redact: fs.Bool("redact", false, "md, html, bundle: scan for secrets and personal data and replace the accepted findings with placeholders (asks per category on a terminal)"),
 		yes:    fs.Bool("yes", false, "with --redact: accept every finding without asking"),
 		names:  fs.String("redact-names", "", "with --redact: further person names to find, comma-separated (your login and home directory are found anyway)"),
 		json:   fs.Bool("json", false, "with --redact: print the findings report (no secrets) on standard output; the file is written only with --yes and -o FILE"),
@@ -39,7 +39,7 @@ func addRenderFlags(fs *flag.FlagSet) renderFlags {
 
 // isRenderFormat reports whether format is one exportRendered writes.
 func isRenderFormat(format string) bool {
-	return format == export.FormatMarkdown || format == export.FormatHTML
+	return format == export.FormatMarkdown || format == export.FormatHTML || format == export.FormatBundle
 }
 
 // exportRendered writes session id as Markdown or HTML to -o FILE or standard output,
@@ -47,6 +47,9 @@ func isRenderFormat(format string) bool {
 func exportRendered(ctx context.Context, e *env, s *archive.Store, id, format string, rf renderFlags, out string, force bool) error {
 	if (*rf.yes || *rf.json || *rf.names != "") && !*rf.redact {
 		return usageError{fmt.Errorf("--yes, --json and --redact-names go with --redact")}
+	}
+	if format == export.FormatBundle && out == "" {
+		return usageError{fmt.Errorf("a bundle is a zip file: write it with -o FILE")}
 	}
 	if *rf.json && *rf.yes && out == "" {
 		return usageError{fmt.Errorf("--json prints the report on standard output: write the export with -o FILE")}
@@ -69,9 +72,16 @@ func exportRendered(ctx context.Context, e *env, s *archive.Store, id, format st
 		}
 		w = f
 	}
-	if format == export.FormatHTML {
+	switch format {
+	case export.FormatBundle:
+		var jsonl func(io.Writer) error
+		if !*rf.redact {
+			jsonl = func(w io.Writer) error { return s.ExportJSONL(ctx, id, w) }
+		}
+		err = export.WriteBundle(w, t, jsonl)
+	case export.FormatHTML:
 		err = export.WriteHTML(w, t)
-	} else {
+	default:
 		err = export.WriteMarkdown(w, t)
 	}
 	if f != nil {

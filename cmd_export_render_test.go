@@ -1,8 +1,12 @@
 package main
 
 import (
+	"archive/zip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,4 +154,67 @@ func TestAskCategories(t *testing.T) {
 	assert.Equal(t, map[redact.Category]bool{redact.CategoryEmail: true, redact.CategoryHost: false}, dec.Categories)
 	assert.Contains(t, out.String(), "email: 1 finding(s)")
 	assert.Contains(t, out.String(), "redact host? [Y/n]")
+}
+
+// readZip returns a zip file's entries by name.
+func readZip(t *testing.T, path string) map[string][]byte {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	require.NoError(t, err)
+	defer zr.Close()
+	out := map[string][]byte{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		require.NoError(t, err)
+		b, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		rc.Close()
+		out[f.Name] = b
+	}
+	return out
+}
+
+func TestExportBundle(t *testing.T) {
+	data, id, secrets, names := importPlanted(t)
+	jsonl := cliData(t, data, "export", id)
+	require.Equal(t, 0, jsonl.code, jsonl.stderr)
+	r := cliData(t, data, "export", id, "--format", "bundle")
+	assert.Equal(t, 2, r.code, "a bundle needs -o")
+
+	out := filepath.Join(t.TempDir(), "b.zip")
+	r = cliData(t, data, "export", id, "--format", "bundle", "-o", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	files := readZip(t, out)
+	assert.Equal(t, jsonl.stdout, string(files[id+".jsonl"]), "the bundle's JSONL is the archive's")
+	assert.True(t, strings.HasPrefix(string(files[id+".html"]), "<!doctype html>"))
+	assert.True(t, strings.HasPrefix(string(files[id+".md"]), "# "))
+	var m struct {
+		Files []struct {
+			Name   string `json:"name"`
+			Bytes  int    `json:"bytes"`
+			SHA256 string `json:"sha256"`
+		} `json:"files"`
+		Redaction any `json:"redaction"`
+	}
+	require.NoError(t, json.Unmarshal(files["manifest.json"], &m))
+	require.Len(t, m.Files, 3)
+	for _, f := range m.Files {
+		sum := sha256.Sum256(files[f.Name])
+		assert.Equal(t, hex.EncodeToString(sum[:]), f.SHA256, f.Name)
+	}
+	assert.Nil(t, m.Redaction)
+
+	// Redacted: no JSONL, no planted secret anywhere, the summary in the manifest.
+	red := filepath.Join(t.TempDir(), "r.zip")
+	r = cliData(t, data, "export", id, "--format", "bundle", "--redact", "--yes", "--redact-names", names, "-o", red)
+	require.Equal(t, 0, r.code, r.stderr)
+	files = readZip(t, red)
+	assert.NotContains(t, files, id+".jsonl")
+	assert.Contains(t, string(files["manifest.json"]), "the exact log cannot be redacted")
+	assert.Contains(t, string(files["manifest.json"]), `"redacted"`)
+	for name, b := range files {
+		for _, s := range secrets {
+			assert.NotContains(t, string(b), s, "a planted secret in %s", name)
+		}
+	}
 }
