@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -170,6 +171,11 @@ func TestExportDialogRedacts(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid="export-format-md"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="export-redact"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-category"][data-category="email"]`))))
+	// Name the people the session mentions: the scan runs again and finds them.
+	before := eval[string](t, b, `document.querySelector('[data-testid="export-findings"] p').textContent`)
+	require.NoError(t, chromedp.Do(b, chromedp.SendKeys(chromedp.CSS(`[data-testid="export-names"]`), strings.Join(c.UserNames, ", ")+"\t")))
+	poll(t, b, `(() => { const p = document.querySelector('[data-testid="export-findings"] p'); return p && p.textContent !== `+
+		strconv.Quote(before)+` && !p.textContent.startsWith('Scanning') })()`, "the findings with the names")
 	// Keep e-mail addresses, look at one category's findings, then export.
 	require.NoError(t, chromedp.Do(b,
 		chromedp.Click(chromedp.CSS(`[data-testid="export-category"][data-category="email"] input[type=checkbox]`)),
@@ -185,8 +191,6 @@ func TestExportDialogRedacts(t *testing.T) {
 		switch o.Category {
 		case "email":
 			keptEmail = keptEmail || strings.Contains(md, o.Secret.Value)
-		case "user":
-			// Names in prose are found only when named (the CLI's --redact-names).
 		default:
 			assert.NotContains(t, md, o.Secret.Value, "a planted %s secret is in the download", o.Kind)
 		}
