@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -116,6 +117,14 @@ func TestExportHTMLRealLogOpensFast(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#q"), "deepseek\r")))
 	poll(t, ctx, `/^1 \/ \d+$/.test(document.getElementById('count').textContent)`, "the first search hit")
 	shot(t, ctx, e, "export-real-search")
+
+	// The page follows the reader's colour scheme with the UI's tokens.
+	assert.Equal(t, "rgb(247, 247, 245)", eval[string](t, ctx, `getComputedStyle(document.body).backgroundColor`), "light --bg")
+	_, err = chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+	require.NoError(t, err)
+	assert.Equal(t, "rgb(22, 23, 26)", eval[string](t, ctx, `getComputedStyle(document.body).backgroundColor`), "dark --bg")
+	shot(t, ctx, e, "export-real-dark")
 }
 
 // Payloads planted in a session's texts stay inert text in the exported page.
