@@ -215,31 +215,67 @@ func (s *Store) openSource(ctx context.Context, tx *sql.Tx, f format.Format, pat
 // archive holds already is not stored again; one whose bytes changed gets a new
 // generation, and the version before it is kept, marked superseded.
 func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []format.File, now int64) error {
-	for _, f := range files {
-		var hash string
+	if len(files) == 0 {
+		return nil
+	}
+	type kept struct {
+		hash      string
+		gen, last int64 // the current version's generation, and the highest kept
+	}
+	have := map[string]*kept{}
+	rows, err := tx.QueryContext(ctx, `
+		SELECT name, hash, generation, superseded_at IS NULL FROM source_files
+		WHERE session_pk = ?`, pk)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var name, hash string
 		var gen int64
-		err := tx.QueryRowContext(ctx, `
-			SELECT hash, generation FROM source_files
-			WHERE session_pk = ? AND name = ? AND superseded_at IS NULL`, pk, f.Name).Scan(&hash, &gen)
-		switch {
-		case err == nil && hash == f.Hash:
-			continue
-		case err == nil:
-			if _, err := tx.ExecContext(ctx, `UPDATE source_files SET superseded_at = ? WHERE session_pk = ? AND name = ? AND generation = ?`,
-				now, pk, f.Name, gen); err != nil {
-				return fmt.Errorf("keep %s: %w", f.Name, err)
-			}
-		case !errors.Is(err, sql.ErrNoRows):
-			return fmt.Errorf("keep %s: %w", f.Name, err)
-		}
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(generation), 0) FROM source_files WHERE session_pk = ? AND name = ?`,
-			pk, f.Name).Scan(&gen); err != nil {
+		var current bool
+		if err := rows.Scan(&name, &hash, &gen, &current); err != nil {
+			rows.Close()
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `
-			INSERT INTO source_files (session_pk, name, generation, role, size, mtime_ns, hash, data, archived_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			pk, f.Name, gen+1, f.Role, f.Size, f.ModTime, f.Hash, s.zenc.EncodeAll(f.Data, nil), now); err != nil {
+		k := have[name]
+		if k == nil {
+			k = &kept{}
+			have[name] = k
+		}
+		k.last = max(k.last, gen)
+		if current {
+			k.hash, k.gen = hash, gen
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	ins, err := tx.PrepareContext(ctx, `
+		INSERT INTO source_files (session_pk, name, generation, role, size, mtime_ns, hash, data, archived_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	var buf []byte
+	for _, f := range files {
+		k := have[f.Name]
+		if k != nil && k.hash == f.Hash {
+			continue
+		}
+		gen := int64(1)
+		if k != nil {
+			gen = k.last + 1
+			if k.gen != 0 {
+				if _, err := tx.ExecContext(ctx, `UPDATE source_files SET superseded_at = ? WHERE session_pk = ? AND name = ? AND generation = ?`,
+					now, pk, f.Name, k.gen); err != nil {
+					return fmt.Errorf("keep %s: %w", f.Name, err)
+				}
+			}
+		}
+		buf = s.zenc.EncodeAll(f.Data, buf[:0])
+		if _, err := ins.ExecContext(ctx, pk, f.Name, gen, f.Role, f.Size, f.ModTime, f.Hash, buf, now); err != nil {
 			return fmt.Errorf("keep %s: %w", f.Name, err)
 		}
 	}

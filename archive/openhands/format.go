@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/logbook/logbook/archive/format"
@@ -147,13 +149,13 @@ func (Format) ReadSource(ctx context.Context, path string, raw []byte) (*format.
 	// is, and the usage counted before it.
 	var from []int
 	var usageAt []Usage
-	for i := range conv.Records {
-		rec, u, ok := project(conv.Records[i], seqOf)
-		if !ok {
+	for i, p := range projectAll(conv.Records, seqOf) {
+		rec, u := p.rec, p.usage
+		if !p.ok {
 			continue
 		}
 		from, usageAt = append(from, i), append(usageAt, st.Usage)
-		if i == 0 && st.Model == "" && conv.Meta.Model != "" {
+		if len(out.Records) == 0 && st.Model == "" && conv.Meta.Model != "" {
 			st.Model = conv.Meta.Model
 			rec.Items = append(rec.Items, format.ModelItem{Model: conv.Meta.Model})
 		}
@@ -241,6 +243,33 @@ func partialStamp(c *Conversation, next Snapshot, st stamp, from []int, usageAt 
 	}
 	b, _ := json.Marshal(part)
 	return b
+}
+
+// projected is one record's projection (see project).
+type projected struct {
+	rec   format.Record
+	usage *Usage
+	ok    bool
+}
+
+// projectAll projects records on every core: decoding each event's JSON again
+// is most of an import's work.
+func projectAll(records []Record, seqOf map[string]int64) []projected {
+	out := make([]projected, len(records))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(records)/64))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(records); i += workers {
+				p := &out[i]
+				p.rec, p.usage, p.ok = project(records[i], seqOf)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // addUsage adds to items the increase of the cumulative totals cur (nil when
@@ -354,16 +383,23 @@ func eventType(ev Event) string {
 // its events row, and the items the neutral projection gives it alone (tool
 // results pair with their calls in the store, by the action's event id).
 func project(r Record, seqOf map[string]int64) (format.Record, *Usage, bool) {
-	var line bytes.Buffer
-	if json.Compact(&line, r.Raw) != nil {
-		return format.Record{}, nil, false
+	// An event already on one line (the EventLog's compact JSON) is kept as
+	// written; a pretty-printed one loses only its insignificant whitespace (its
+	// file keeps every byte).
+	raw := r.Raw
+	if bytes.IndexByte(raw, '\n') >= 0 {
+		var line bytes.Buffer
+		if json.Compact(&line, raw) != nil {
+			return format.Record{}, nil, false
+		}
+		raw = line.Bytes()
 	}
 	seq := int64(r.Index)
 	t := int64(0)
 	if tm, ok := ParseTime(r.Event.Timestamp, time.UTC); ok {
 		t = tm.UnixMilli()
 	}
-	out := format.Record{Line: seq + 2, Raw: line.Bytes(), FirstSeq: seq, LastSeq: seq, Events: 1,
+	out := format.Record{Line: seq + 2, Raw: raw, FirstSeq: seq, LastSeq: seq, Events: 1,
 		FirstTime: t, LastTime: t,
 		Event: &format.Event{Seq: seq, Time: t, Type: eventType(r.Event), Surface: "current"}}
 	var usage *Usage
