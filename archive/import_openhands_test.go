@@ -245,3 +245,37 @@ func TestImportOpenHandsIncremental(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, changed, got)
 }
+
+// TestOpenHandsTimeline reads the timeline of an imported conversation: tool
+// calls come with their results folded in, condensations are compaction items,
+// and the rest are messages or markers.
+func TestOpenHandsTimeline(t *testing.T) {
+	ctx := context.Background()
+	root := ohCorpus(t)
+	s := archivetest.MustOpen(t)
+	conv := filepath.Join(root, "benchmarks/workspace/conversations/3749ed60c63e4def840a46f15f4ee18c/event_service")
+	fr := importOne(t, s, conv)
+	require.Equal(t, archive.VerdictOK, fr.Verdict, "%+v", fr.Error)
+	tl, err := s.Timeline(ctx, fr.SessionID, archive.TimelineQuery{Limit: archive.MaxTimelineLimit})
+	require.NoError(t, err)
+	kinds := map[string]int{}
+	for _, it := range tl.Items {
+		kinds[it.Kind]++
+		if it.Tool != nil && it.Type == "ActionEvent" {
+			assert.NotEmpty(t, it.Tool.Name, "seq %d", it.Seq)
+		}
+	}
+	calls, err := s.ToolCalls(ctx, fr.SessionID)
+	require.NoError(t, err)
+	paired := 0
+	for _, c := range calls {
+		if c.ResultSeq != nil {
+			paired++
+		}
+	}
+	assert.Positive(t, paired, "results pair with their calls")
+	assert.Equal(t, 2, kinds[archive.ItemCompaction], "%v", kinds)
+	assert.Positive(t, kinds[archive.ItemTool], "%v", kinds)
+	assert.Positive(t, kinds[archive.ItemMessage], "%v", kinds)
+	t.Logf("timeline kinds: %v; %d of %d calls paired", kinds, paired, len(calls))
+}
