@@ -279,3 +279,52 @@ func TestOpenHandsTimeline(t *testing.T) {
 	assert.Positive(t, kinds[archive.ItemMessage], "%v", kinds)
 	t.Logf("timeline kinds: %v; %d of %d calls paired", kinds, paired, len(calls))
 }
+
+// TestOpenHandsApprovals holds confirmation mode to the approvals view: every
+// rejection the generator wrote decides an approval of the action it rejects.
+func TestOpenHandsApprovals(t *testing.T) {
+	ctx := context.Background()
+	facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 8, Turns: 10, Confirmation: true})
+	require.NoError(t, err)
+	require.Positive(t, facts.Rejections)
+	s := archivetest.MustOpen(t)
+	fr := importOne(t, s, facts.Unit.Path)
+	require.Equal(t, archive.VerdictOK, fr.Verdict, "%+v", fr.Error)
+	approvals, err := s.Approvals(ctx, archive.ItemFilter{SessionID: fr.SessionID})
+	require.NoError(t, err)
+	rejected := 0
+	for _, a := range approvals {
+		if a.Outcome != nil && *a.Outcome == "rejected" {
+			rejected++
+		}
+	}
+	assert.Equal(t, facts.Rejections, rejected, "%d approvals", len(approvals))
+}
+
+// TestOpenHandsJSONLGrows appends lines to an agent-server events.jsonl: the
+// import reads on from its cursor, and the file kept is the file as it now is.
+func TestOpenHandsJSONLGrows(t *testing.T) {
+	ctx := context.Background()
+	facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutJSONL, Seed: 12, Turns: 5})
+	require.NoError(t, err)
+	path := facts.Unit.Path
+	full, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := bytes.SplitAfter(full, []byte("\n"))
+	half := bytes.Join(lines[:len(lines)/2], nil)
+	require.NoError(t, os.WriteFile(path, half, 0o644))
+	s := archivetest.MustOpen(t)
+	first := importOne(t, s, path)
+	require.Equal(t, archive.VerdictOK, first.Verdict, "%+v", first.Error)
+	require.NoError(t, os.WriteFile(path, full, 0o644))
+	grown := importOne(t, s, path)
+	assert.Equal(t, archive.VerdictOK, grown.Verdict, "%+v", grown.Error)
+	assert.Equal(t, "appended", grown.Action)
+	assert.EqualValues(t, facts.Events, grown.LogicalEvents)
+	assert.LessOrEqual(t, grown.Bytes, int64(len(full)-len(half)), "only the new lines are read")
+	out := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, s.ExportOriginal(ctx, grown.SessionID, out))
+	got, err := os.ReadFile(filepath.Join(out, filepath.Base(path)))
+	require.NoError(t, err)
+	assert.Equal(t, full, got)
+}

@@ -2,7 +2,9 @@ package archive
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -261,6 +263,12 @@ func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []for
 	var buf []byte
 	for _, f := range files {
 		k := have[f.Name]
+		if f.Append && k != nil && k.gen != 0 {
+			if err := s.appendKept(ctx, tx, pk, k.gen, f); err != nil {
+				return fmt.Errorf("keep %s: %w", f.Name, err)
+			}
+			continue
+		}
 		if k != nil && k.hash == f.Hash {
 			continue
 		}
@@ -280,6 +288,27 @@ func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []for
 		}
 	}
 	return nil
+}
+
+// appendKept adds the bytes read on from a file's cursor to its kept version:
+// nothing of it was lost, so the version is extended in place rather than
+// superseded.
+func (s *Store) appendKept(ctx context.Context, tx *sql.Tx, pk, gen int64, f format.File) error {
+	var packed []byte
+	if err := tx.QueryRowContext(ctx, `SELECT data FROM source_files WHERE session_pk = ? AND name = ? AND generation = ?`,
+		pk, f.Name, gen).Scan(&packed); err != nil {
+		return err
+	}
+	data, err := s.zdec.DecodeAll(packed, nil)
+	if err != nil {
+		return err
+	}
+	data = append(data, f.Data...)
+	sum := sha256.Sum256(data)
+	_, err = tx.ExecContext(ctx, `UPDATE source_files SET size = ?, mtime_ns = ?, hash = ?, data = ?
+		WHERE session_pk = ? AND name = ? AND generation = ?`,
+		len(data), f.ModTime, hex.EncodeToString(sum[:]), s.zenc.EncodeAll(data, nil), pk, f.Name, gen)
+	return err
 }
 
 // checkSource is CheckFile for a source a format reads itself.

@@ -74,4 +74,8 @@ type File struct {
 	ModTime int64  // Unix ns
 	Hash    string // lowercase hex SHA-256 of Data
 	Data    []byte
+	// Append is true when Data continues the archived version of the file (a
+	// JSONL file read on from its cursor): the file is now those bytes followed
+	// by Data, and Size and Hash are of Data alone.
+	Append bool
 }

@@ -197,7 +197,8 @@ func (Format) ReadSource(ctx context.Context, path string, raw []byte) (*format.
 	out.Verdict, out.Problem, out.Warnings = st.Verdict, st.Problem, st.Warnings
 	for _, f := range conv.Files {
 		out.Files = append(out.Files, format.File{Name: f.Name, Role: string(f.Role), Size: f.Size,
-			ModTime: f.ModTime.UnixNano(), Hash: f.Hash, Data: f.Data})
+			ModTime: f.ModTime.UnixNano(), Hash: f.Hash, Data: f.Data,
+			Append: !reset && conv.Unit.Layout == LayoutJSONL})
 		out.Bytes += f.Size
 		out.FilesRead++
 	}
@@ -457,13 +458,19 @@ func items(r Record, seqOf map[string]int64) ([]format.Item, *Usage) {
 		}
 		out = append(out, format.CompactionStartItem{ID: c.EventID}, sum, format.CompactionEndItem{ID: c.EventID})
 	}
+	tool := ""
+	if len(p.ToolCalls) > 0 {
+		tool = p.ToolCalls[0].Name
+	}
 	for _, a := range p.Approvals {
 		id := firstNonEmpty(a.ActionID, a.EventID)
 		switch a.Decision {
 		case ApprovalRequested:
 			out = append(out, format.ApprovalAskedItem{ID: id, CallID: a.ActionID, Reason: "waiting for confirmation"})
 		case ApprovalRisk:
-			out = append(out, format.ApprovalAskedItem{ID: "risk:" + id, CallID: a.ActionID, Reason: "security risk: " + a.Risk})
+			// The action's risk rating, keyed by the action: a rejection of it
+			// (UserRejectObservation names the action) is its decision.
+			out = append(out, format.ApprovalAskedItem{ID: id, ToolName: tool, CallID: a.ActionID, Reason: "security risk: " + a.Risk})
 		case ApprovalRejected, ApprovalBlocked:
 			out = append(out, format.ApprovalDecidedItem{ID: id, Outcome: string(a.Decision)})
 		case ApprovalPolicy:
