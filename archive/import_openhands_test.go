@@ -328,3 +328,24 @@ func TestOpenHandsJSONLGrows(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, full, got)
 }
+
+// TestOpenHandsDuplicate archives a conversation found twice (a copy of its
+// folder) once: the copy is checked, reported as a duplicate, and a re-scan
+// finds both unchanged.
+func TestOpenHandsDuplicate(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	facts, err := openhandsgen.Generate(filepath.Join(root, "a"), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 3, Turns: 2})
+	require.NoError(t, err)
+	copyDir := filepath.Join(root, "b", filepath.Base(facts.Unit.Path))
+	require.NoError(t, os.CopyFS(copyDir, os.DirFS(facts.Unit.Path)))
+	s := archivetest.MustOpen(t)
+	rep, err := s.Import(ctx, []string{root}, archive.ImportOptions{})
+	require.NoError(t, err)
+	require.Len(t, rep.Files, 2)
+	assert.Equal(t, "new", rep.Files[0].Action)
+	assert.Equal(t, "duplicate", rep.Files[1].Action)
+	again, err := s.Import(ctx, []string{root}, archive.ImportOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, 2, again.Summary.Unchanged, "%+v", again.Files)
+}

@@ -32,7 +32,7 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 		return fr, err
 	}
 	var stamp []byte
-	if row != nil && !row.gone && row.sessionPK.Valid && row.cursorRaw != "" {
+	if row != nil && !row.gone && row.cursorRaw != "" {
 		stamp = []byte(row.cursorRaw)
 	}
 	rd, err := sr.ReadSource(ctx, path, stamp)
@@ -44,6 +44,13 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 			return known.report, nil
 		}
 		return s.storedReport(ctx, path, "unchanged")
+	}
+	if !rd.Reset && (row == nil || !row.sessionPK.Valid) {
+		// A duplicate's stamp says whether it changed; what changed is not an
+		// append to a session it does not archive: read it whole.
+		if rd, err = sr.ReadSource(ctx, path, nil); err != nil {
+			return fr, err
+		}
 	}
 	var id identity
 	if fi, err := os.Stat(path); err == nil {
@@ -59,7 +66,7 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 	if sessionID == "" {
 		sessionID = filepath.Base(path)
 	}
-	pk, st, action, owner, err := s.openSource(ctx, tx, f, path, sessionID, row, rd)
+	pk, st, action, owner, err := s.openSource(ctx, tx, f, path, sessionID, rd)
 	if err != nil {
 		return fr, err
 	}
@@ -70,8 +77,8 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 		warn := Problem{Kind: "duplicate-session", Line: 1, Offset: 0,
 			Message: fmt.Sprintf("session %s is already archived from %s; this copy was checked but not stored again", sessionID, owner)}
 		warnings := append(append([]Problem{}, rd.Warnings...), warn)
-		fileID, err := s.upsertFile(ctx, tx, fileUpsert{path: path, format: fileFmt, id: id, verdict: rd.Verdict,
-			problem: rd.Problem, records: int64(len(rd.Records)), events: rd.Events, lastSeq: -1, now: now})
+		fileID, err := s.upsertFile(ctx, tx, fileUpsert{path: path, format: fileFmt, id: id, cursor: string(rd.Stamp),
+			verdict: rd.Verdict, problem: rd.Problem, records: int64(len(rd.Records)), events: rd.Events, lastSeq: -1, now: now})
 		if err != nil {
 			return fr, err
 		}
@@ -170,7 +177,7 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 // projection state its records continue. A read from the start (Reset) of a
 // session already archived supersedes what it holds, unless another source that
 // still exists archives it: then owner names that source and nothing is written.
-func (s *Store) openSource(ctx context.Context, tx *sql.Tx, f format.Format, path, sessionID string, row *fileRow, rd *format.Read) (pk int64, st projState, action, owner string, err error) {
+func (s *Store) openSource(ctx context.Context, tx *sql.Tx, f format.Format, path, sessionID string, rd *format.Read) (pk int64, st projState, action, owner string, err error) {
 	st.LastSeq = -1
 	h := rd.Session
 	err = tx.QueryRowContext(ctx, `SELECT pk FROM sessions WHERE id = ?`, sessionID).Scan(&pk)
@@ -206,11 +213,8 @@ func (s *Store) openSource(ctx context.Context, tx *sql.Tx, f format.Format, pat
 	_, err = tx.ExecContext(ctx, `UPDATE sessions SET header_raw = ?, created_at = ?, cwd = ?, project = ?,
 		parent_session = ?, state = NULL WHERE pk = ?`,
 		string(h.Raw), h.CreatedAt, nullStr(h.Cwd), h.Cwd, nullStr(h.Parent), pk)
-	action = "rewritten"
-	if row == nil {
-		action = "new" // archived before from a path that is gone
-	}
-	return pk, st, action, "", err
+	// Rewritten upstream, or moved here from a path that is gone (as for dsh).
+	return pk, st, "rewritten", "", err
 }
 
 // keepFiles stores the source's files read this time. A file whose bytes the
