@@ -186,7 +186,11 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			continue
 		}
 		if seam(i) {
-			rep.Files = append(rep.Files, s.importSourceReport(ctx, formatNamed(d.Formats[f]), f, fileOpts(i), known[f]))
+			fo := fileOpts(i)
+			if fo.Progress != nil {
+				fo.Progress(Progress{File: f})
+			}
+			rep.Files = append(rep.Files, s.importSourceReport(ctx, formatNamed(d.Formats[f]), f, fo, known[f]))
 			continue
 		}
 		fo := fileOpts(i)
