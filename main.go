@@ -37,6 +37,8 @@ var root = command{
 	sub: []command{
 		{name: "import", args: "[--json] [--strict] [--lenient-headers] [--replace-damaged] [PATH...]",
 			summary: "import session logs (default: the dsh session roots); exit 1 when a file is not archived whole", run: cmdImport},
+		{name: "watch", args: "[--root DIR]... [--json]",
+			summary: "import what is new under the session roots, then follow them live until interrupted (one line per imported file)", run: cmdWatch},
 		{name: "check", args: "[--json] [--strict] [--lenient-headers] PATH...",
 			summary: "give each file's verdict without importing", run: cmdCheck},
 		{name: "sessions", args: "[--json] [--project CWD] [--limit N]",
