@@ -16,6 +16,8 @@ export function CreateDemo():Promise<void>;
 
 export function FileProblems(arg1:string):Promise<Array<format.Problem>>;
 
+export function FollowStatus():Promise<app.FollowStatus>;
+
 export function ImportSettings():Promise<app.ImportSettings>;
 
 export function ImportStatus():Promise<app.ImportStatus>;
