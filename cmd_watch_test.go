@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -178,4 +181,117 @@ func TestWatchUsage(t *testing.T) {
 
 func regexpQuote(s string) string {
 	return strings.NewReplacer(".", `\.`, "+", `\+`, "(", `\(`, ")", `\)`).Replace(s)
+}
+
+// TestServeFollows: serve follows the default roots live (a session written
+// while it runs is in the archive within seconds, and FollowStatus says the
+// root is watched); --no-follow turns that off and says so. A watch started
+// beside it says who runs on the archive, imports, and leaves the index to it.
+func TestServeFollows(t *testing.T) {
+	dshHome := t.TempDir()
+	sessions := filepath.Join(dshHome, "sessions")
+	require.NoError(t, os.MkdirAll(sessions, 0o755))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	data := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("DSH_HOME", dshHome)
+	var out, errOut lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--data", data, "serve", "--addr", "127.0.0.1:0"}, &out, &errOut)
+	}()
+	link := waitLink(t, &out, &errOut)
+	base := link[:strings.Index(link, "/?token=")]
+	c := browser(t)
+	resp, err := c.Get(link)
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	var st struct {
+		On    bool `json:"on"`
+		Roots []struct {
+			Root, Mode string
+		} `json:"roots"`
+	}
+	require.Eventually(t, func() bool {
+		code, body := postJSON(t, c, base+"/api/FollowStatus", "[]")
+		return code == 200 && json.Unmarshal([]byte(body), &st) == nil && st.On && len(st.Roots) == 1 && st.Roots[0].Mode == "watching"
+	}, 20*time.Second, 20*time.Millisecond)
+	assert.Equal(t, sessions, st.Roots[0].Root)
+
+	l, _ := genLog(t, sessions, 61, "/home/u/served", false)
+	began := time.Now()
+	require.Eventually(t, func() bool {
+		code, body := postJSON(t, c, base+"/api/Sessions", "[]")
+		return code == 200 && strings.Contains(body, l.ID())
+	}, 10*time.Second, 10*time.Millisecond, "a new session shows while serve runs")
+	t.Logf("new session listed by serve %v after it was written", time.Since(began).Round(time.Millisecond))
+
+	// watch beside it: it says who runs here, imports, and the running serve indexes.
+	wctx, wcancel := context.WithCancel(context.Background())
+	_, werr, wdone := startWatch(t, wctx, data, "--json")
+	require.Eventually(t, func() bool { return strings.Contains(werr.String(), "Watching ") }, 10*time.Second, 10*time.Millisecond)
+	assert.Contains(t, werr.String(), "Logbook serve (pid ")
+	assert.Contains(t, werr.String(), "follows its session roots itself")
+	wcancel()
+	assert.Equal(t, 0, <-wdone, werr.String())
+
+	cancel()
+	require.Equal(t, 0, <-done, errOut.String())
+
+	// --no-follow: imported on start, not followed.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	var out2, err2 lockedBuffer
+	done2 := make(chan int, 1)
+	go func() {
+		done2 <- run(ctx2, []string{"--data", data, "serve", "--addr", "127.0.0.1:0", "--no-follow"}, &out2, &err2)
+	}()
+	link2 := waitLink(t, &out2, &err2)
+	c2 := browser(t)
+	resp, err = c2.Get(link2)
+	require.NoError(t, err)
+	resp.Body.Close()
+	code, body := postJSON(t, c2, link2[:strings.Index(link2, "/?token=")]+"/api/FollowStatus", "[]")
+	require.Equal(t, 200, code, body)
+	assert.Contains(t, body, `"on":false`)
+	assert.Contains(t, body, "--no-follow")
+	cancel2()
+	require.Equal(t, 0, <-done2, err2.String())
+}
+
+// waitLink waits for serve to print its link.
+func waitLink(t *testing.T, out, errOut *lockedBuffer) string {
+	t.Helper()
+	re := regexp.MustCompile(`Logbook UI: (http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]{43})\n`)
+	var link string
+	require.Eventually(t, func() bool {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			link = m[1]
+		}
+		return link != ""
+	}, 30*time.Second, 10*time.Millisecond, "stdout: %s\nstderr: %s", out, errOut)
+	return link
+}
+
+// TestBinaryWatchSIGTERM: the real binary stops on SIGTERM with status 0, and
+// its standard output holds only JSON lines.
+func TestBinaryWatchSIGTERM(t *testing.T) {
+	bin := buildBinary(t)
+
+	root := t.TempDir()
+	l, _ := genLog(t, root, 62, "/home/u/bin", true)
+	cmd := exec.Command(bin, "--data", t.TempDir(), "watch", "--json", "--root", root)
+	var stdout, stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), l.ID()) }, 20*time.Second, 10*time.Millisecond, "stderr: %s", stderr.String())
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait(), "stderr: %s", stderr.String())
+	assert.Equal(t, 0, cmd.ProcessState.ExitCode())
+	lines := watchLines(t, stdout.String())
+	require.Len(t, lines, 1)
+	assert.Equal(t, "new", lines[0]["action"])
+	assert.Equal(t, "ok", lines[0]["verdict"])
 }

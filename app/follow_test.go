@@ -151,4 +151,3 @@ func TestFollowOff(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, n)
 }
-
