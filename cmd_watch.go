@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/dsh"
@@ -22,6 +23,9 @@ import (
 
 // holderWatch is what `logbook watch` records of itself while it indexes.
 const holderWatch = "logbook watch"
+
+// stopGrace is how long a stopped watch lets the import under way finish.
+const stopGrace = 10 * time.Second
 
 // rootsFlag collects a repeated --root.
 type rootsFlag []string
@@ -77,12 +81,19 @@ func cmdWatch(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "Watching %s (Ctrl-C to stop)\n", strings.Join(roots, ", "))
 
+	// The import runs under a context no signal ends at once: the batch under way
+	// when the watch is stopped is finished, unless it takes longer than
+	// stopGrace (waiting for another process's import, say).
+	importCtx, stopImport := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopImport()
+	stopAfter := context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, stopImport) })
+	defer stopAfter()
 	w := &watcher{e: e, s: s, json: *asJSON, out: e.stdout, kick: make(chan struct{}, 1)}
 	indexed := make(chan struct{})
 	go func() { defer close(indexed); w.indexLoop(ctx) }()
 	f := follow.New(follow.Options[archive.FileReport]{
 		Roots:    roots,
-		Import:   w.importFiles(context.WithoutCancel(ctx)),
+		Import:   w.importFiles(importCtx),
 		Path:     func(r archive.FileReport) string { return r.Path },
 		Torn:     isTornTail,
 		OnImport: w.batch,
