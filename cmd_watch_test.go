@@ -157,6 +157,18 @@ func TestWatchHuman(t *testing.T) {
 	defer cancel()
 	out, errOut, done := startWatch(t, ctx, data, "--root", root, "--root", filepath.Join(root, "nope"))
 	require.Eventually(t, func() bool { return strings.Contains(out.String(), path) }, 10*time.Second, 10*time.Millisecond)
+
+	// A log whose last line is still being written is said so, not reported damaged.
+	live := dshgen.Generate(dshgen.Options{Seed: 44, Turns: 2, Cwd: "/home/u/live"})
+	rel, err := live.RelPath(false)
+	require.NoError(t, err)
+	livePath := filepath.Join(root, rel)
+	require.NoError(t, os.MkdirAll(filepath.Dir(livePath), 0o755))
+	body := live.JSONL()
+	require.NoError(t, os.WriteFile(livePath, body[:len(body)-20], 0o644))
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), livePath) }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "being written") }, 5*time.Second, 10*time.Millisecond)
+	assert.NotContains(t, out.String(), "torn-tail", "a line being written is no problem")
 	cancel()
 	require.Equal(t, 0, <-done, errOut.String())
 	assert.Regexp(t, `(?m)^ok +new +`+regexpQuote(path)+`  `+log.ID()+`  \(\d+ records, \d+ events\)$`, out.String())
