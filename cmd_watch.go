@@ -68,7 +68,7 @@ func cmdWatch(ctx context.Context, e *env, args []string) error {
 		debug.SetMemoryLimit(importMemoryLimit) // as import: the first pass may be a whole import
 	}
 	// main stops on Ctrl-C; a service manager stops with SIGTERM. Either way the
-	// import under way finishes (it is not given this ctx) and is reported.
+	// import under way finishes (see importCtx) and is reported.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
 	s, err := e.openArchive(ctx)
@@ -77,7 +77,7 @@ func cmdWatch(ctx context.Context, e *env, args []string) error {
 	}
 	defer s.Close()
 	if who := instanceHolder(e.dataDir); who != "" {
-		fmt.Fprintf(e.stderr, "logbook watch: %s is running on this archive and follows its session roots itself; this watch imports beside it (imports of one archive take turns), and %s indexes what it imports\n", termSafe(who), termSafe(who))
+		fmt.Fprintf(e.stderr, "logbook watch: %s is running on this archive and follows its session roots itself (unless started with --no-follow); this watch imports beside it (imports of one archive take turns), and %s indexes what it imports\n", termSafe(who), termSafe(who))
 	}
 	fmt.Fprintf(e.stderr, "Watching %s (Ctrl-C to stop)\n", strings.Join(roots, ", "))
 
@@ -108,7 +108,9 @@ func cmdWatch(ctx context.Context, e *env, args []string) error {
 	if runErr != nil {
 		return runErr
 	}
-	return w.finalIndex(context.WithoutCancel(ctx))
+	// What the last batch imported is searchable once the watch has stopped.
+	w.syncIndex(context.WithoutCancel(ctx))
+	return nil
 }
 
 // isTornTail reports whether a report says the file ends in a torn line or
@@ -279,11 +281,4 @@ func (w *watcher) syncIndex(ctx context.Context) {
 	if _, err := ix.Sync(ctx, w.s, nil); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(w.e.stderr, "logbook watch: search index not updated: %s\n", termSafe(err.Error()))
 	}
-}
-
-// finalIndex brings the index level once the watch is stopped, so what the last
-// batch imported is searchable.
-func (w *watcher) finalIndex(ctx context.Context) error {
-	w.syncIndex(ctx)
-	return nil
 }
