@@ -106,6 +106,18 @@ func TestLiveFollowGrowsConversation(t *testing.T) {
 	assert.Equal(t, 1, eval[int](t, b, `performance.getEntriesByType('navigation').length`), "no reload")
 	shot(t, b, e, "live-follow-conversation")
 
+	// The sessions list follows: a new session written while it is open shows
+	// without a reload.
+	open(t, b, e, "#/sessions", `[data-testid="session-row"]`)
+	other := dshgen.Generate(dshgen.Options{Seed: 62, Turns: 2, Cwd: "/home/u/another", ASCII: true})
+	began := time.Now()
+	_, err = other.WriteFile(root, false)
+	require.NoError(t, err)
+	_, err = chromedp.Run(b, chromedp.Poll[bool](fmt.Sprintf(`!!document.querySelector('[data-testid="session-row"][data-session="%s"]')`, other.ID()),
+		chromedp.WithPollingTimeout(5*time.Second), chromedp.WithPollingInterval(10*time.Millisecond)))
+	require.NoError(t, err, "the new session's row")
+	t.Logf("new session listed %v after it was written", time.Since(began).Round(time.Millisecond))
+
 	// The Import view shows the root as watched, and the sidebar says live.
 	open(t, b, e, "#/import", `[data-testid="follow-root"]`)
 	poll(t, b, `document.querySelector('[data-testid="follow-root"]').dataset.mode === 'watching'`, "the root is watched")
