@@ -34,6 +34,8 @@ type liveFollow struct {
 
 	kick    chan struct{} // a batch changed sessions: catch the views up
 	pending map[string]bool
+
+	tune func(*follow.Options[archive.FileReport]) // tests: the follower's seams (BeforeWatch, Rescan)
 }
 
 // FollowStatus returns the mode of every import root and the files being written.
@@ -76,7 +78,7 @@ func (a *App) startFollow() {
 	}
 	lf := &a.follow
 	ctx, cancel := context.WithCancel(a.ctx)
-	f := follow.New(follow.Options[archive.FileReport]{
+	o := follow.Options[archive.FileReport]{
 		Roots:    a.roots(),
 		Import:   a.followImport,
 		Path:     func(r archive.FileReport) string { return r.Path },
@@ -84,7 +86,11 @@ func (a *App) startFollow() {
 		OnImport: a.followBatch,
 		OnStatus: func(follow.Status) { a.events.Publish(EventFollowStatus, a.followStatus()) },
 		Logger:   a.deps.Logger,
-	})
+	}
+	if lf.tune != nil {
+		lf.tune(&o)
+	}
+	f := follow.New(o)
 	done := make(chan struct{})
 	lf.mu.Lock()
 	lf.f, lf.cancel, lf.done = f, cancel, done

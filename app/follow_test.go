@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/dshgen"
 	"github.com/logbook/logbook/sync/follow"
 )
@@ -150,4 +152,27 @@ func TestFollowOff(t *testing.T) {
 	n, err := ta.sessionCount(ta.ctx)
 	require.NoError(t, err)
 	assert.Zero(t, n)
+}
+
+// TestFollowPolling: a root that cannot be watched (the system's limit on
+// watched folders, simulated) is polled, the status says why, and a session
+// written there is still imported, on the slow rescan.
+func TestFollowPolling(t *testing.T) {
+	ta := newTestApp(t, func(d *Deps) { d.Logger = quietLogger() })
+	ta.deps.Follow = true
+	ta.follow.tune = func(o *follow.Options[archive.FileReport]) {
+		o.BeforeWatch = func(string) error { return syscall.ENOSPC }
+		o.Rescan = 300 * time.Millisecond
+	}
+	events := listen(t, ta.hub)
+	ta.startFollow()
+	var st FollowStatus
+	require.Eventually(t, func() bool {
+		st, _ = ta.FollowStatus()
+		return len(st.Roots) == 1 && st.Roots[0].Mode == follow.Polling
+	}, 5*time.Second, 10*time.Millisecond)
+	assert.Contains(t, st.Roots[0].Reason, "limit on watched folders")
+	l := ta.generate(t, 54, "/home/u/polled")
+	require.Eventually(t, func() bool { return events.changed(l.ID()) }, 5*time.Second, 10*time.Millisecond)
+	assert.Positive(t, events.count(EventFollowStatus))
 }
