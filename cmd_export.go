@@ -15,9 +15,10 @@ import (
 // aside for it.
 func cmdExport(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	format := fs.String("format", "jsonl", "export format: jsonl")
+	format := fs.String("format", "jsonl", "export format: jsonl, md, html or bundle")
 	out := fs.String("o", "", "write to FILE instead of standard output (never over an existing file without --force)")
 	force := fs.Bool("force", false, "with -o: replace an existing FILE (or link)")
+	render := addRenderFlags(fs) // md, html: cmd_export_render.go
 	kept := fs.String("kept", "", "instead of the archived session, the bytes the archive kept aside for it: upstream (a damaged or shorter version of the source it did not take), original (a corrupt or unsupported file), tail (a dropped torn tail)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -26,8 +27,8 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usageError{fmt.Errorf("name one session")}
 	}
-	if *format != "jsonl" {
-		return usageError{fmt.Errorf("unknown format %q (supported: jsonl)", *format)}
+	if *format != "jsonl" && !isRenderFormat(*format) {
+		return usageError{fmt.Errorf("unknown format %q (supported: jsonl, md, html, bundle)", *format)}
 	}
 	s, err := e.openArchive(ctx)
 	if err != nil {
@@ -39,6 +40,12 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	sess, err := s.Session(ctx, pos[0])
 	if err != nil {
 		return err
+	}
+	if isRenderFormat(*format) {
+		if *kept != "" {
+			return usageError{fmt.Errorf("--kept exports raw bytes: use it with --format jsonl")}
+		}
+		return exportRendered(ctx, e, s, sess.ID, *format, render, *out, *force)
 	}
 	var w io.Writer = e.stdout
 	var f *outFile

@@ -183,8 +183,8 @@ type evaluated struct {
 	exact bool
 }
 
-// eval evaluates the query tree n exactly as Bleve would run n.query() after
-// useQueryAnalyzer (search.go); TestPlanMatchesBleve holds them together.
+// eval evaluates the query tree n exactly as Bleve would run bleveQuery(n);
+// TestPlanMatchesBleve holds them together.
 func (v *snapView) eval(n node) (evaluated, error) {
 	if err := v.ctx.Err(); err != nil {
 		return evaluated{}, err
@@ -278,7 +278,7 @@ func (v *snapView) eval(n node) (evaluated, error) {
 		docs, err := v.timeRange(math.MinInt64+1, n.at.UnixNano()-1)
 		return evaluated{docs: docs, exact: true}, err
 	case nodeMatch, nodePhrase:
-		return v.evalQuery(useQueryAnalyzer(n.query()))
+		return v.evalQuery(bleveQuery(n))
 	}
 	// Prefix and typo terms: the words they stand for, bounded (limits.go).
 	return v.evalExpanded(n)
@@ -291,7 +291,7 @@ func (v *snapView) evalExact(n node) (evaluated, error) {
 	if err != nil || e.exact {
 		return e, err
 	}
-	return v.bleveDocs(useQueryAnalyzer(n.query()))
+	return v.bleveDocs(bleveQuery(n))
 }
 
 // evalQuery evaluates the text queries useQueryAnalyzer leaves: terms,

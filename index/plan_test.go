@@ -37,12 +37,10 @@ var planQueries = []string{
 // Bleve's order for sortBy, and facets counted from the matches' stored fields.
 func bleveOracle(t *testing.T, ix *Index, text, sortBy string) (ids []string, facets Facets) {
 	t.Helper()
-	tree, err := parseQueryText(text, time.Now())
-	require.NoError(t, err)
 	// The tree Search runs: within the limits (erorr~2 is searched as erorr~1).
-	tree, _, err = limitQuery(tree)
+	tree, _, err := parseQuery(text, time.Now())
 	require.NoError(t, err)
-	req := newRequest(useQueryAnalyzer(tree.query()), 1_000_000, sortBy, nil)
+	req := newRequest(bleveQuery(tree), 1_000_000, sortBy, nil)
 	req.Highlight = nil
 	res, err := ix.bl.Search(req)
 	require.NoError(t, err)

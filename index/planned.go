@@ -181,7 +181,7 @@ func allDocs(v *snapView, docs bits) []uint64 {
 func (ix *Index) searchPlanned(ctx context.Context, tree node, limit int, sortBy string, cur *cursor, exhaustive bool) (Result, error) {
 	plan := &planState{ix: ix, tree: tree, exhaustive: exhaustive}
 	defer plan.release()
-	bq := useQueryAnalyzer(scoringTree(tree).query())
+	bq := bleveQuery(scoringTree(tree))
 	hi, after := int64(math.MaxInt64), []string(nil)
 	var lo *int64
 	if exhaustive {

@@ -57,16 +57,25 @@ func (e *QueryError) Error() string {
 // fuzzed blob from recursing without limit.
 const maxQueryNesting = 64
 
-// buildQuery parses the query language in text and builds the Bleve query.
-// Relative times (since:7d) count back from now. An empty query, or one that
-// is only filters, matches everything the filters allow.
-func buildQuery(text string, now time.Time) (query.Query, error) {
+// parseQuery parses the query language in text as Search does: a text over
+// MaxQueryBytes is refused, and the tree is held to the other limits
+// (limitQuery, whose notices it returns). Relative times (since:7d) count back
+// from now. An empty query, or one that is only filters, matches everything the
+// filters allow.
+func parseQuery(text string, now time.Time) (node, []string, error) {
+	if err := checkQueryBytes(text); err != nil {
+		return node{}, nil, err
+	}
 	n, err := parseQueryText(text, now)
 	if err != nil {
-		return nil, err
+		return node{}, nil, err
 	}
-	return n.query(), nil
+	return limitQuery(n)
 }
+
+// bleveQuery is the Bleve query searches run for n: n.query() with its text
+// clauses analyzed by the query analyzer (useQueryAnalyzer).
+func bleveQuery(n node) query.Query { return useQueryAnalyzer(n.query()) }
 
 // nodeKind says what a node matches.
 type nodeKind uint8

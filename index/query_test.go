@@ -1,17 +1,17 @@
 package index
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive"
 )
 
 // queryTestNow is the fixed "now" relative times count back from.
@@ -307,7 +307,7 @@ func TestParseQueryErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := buildQuery(tt.in, queryTestNow)
+			_, _, err := parseQuery(tt.in, queryTestNow)
 			var qe *QueryError
 			require.ErrorAs(t, err, &qe, "query %q", tt.in)
 			assert.Equal(t, tt.pos, qe.Pos, "query %q: %v", tt.in, err)
@@ -317,11 +317,11 @@ func TestParseQueryErrors(t *testing.T) {
 }
 
 func TestQueryErrorMessage(t *testing.T) {
-	_, err := buildQuery(`deploy "fail`, queryTestNow)
+	_, _, err := parseQuery(`deploy "fail`, queryTestNow)
 	require.Error(t, err)
 	assert.Equal(t, "query: col 8: unterminated quote", err.Error())
 
-	_, err = buildQuery(`since:banana`, queryTestNow)
+	_, _, err = parseQuery(`since:banana`, queryTestNow)
 	require.Error(t, err)
 	assert.Equal(t, `query: col 7: since: expected a duration (24h, 7d, 2w, 3mo, 1y), a date (2026-10-01) or an RFC 3339 time; got "banana"`, err.Error())
 }
@@ -333,24 +333,37 @@ func TestParseQueryDeepNegationChain(t *testing.T) {
 	assert.Equal(t, `NOT(text:"x")`, n.String())
 }
 
-func TestBuildQuery(t *testing.T) {
+// TestBleveQuery: the Bleve queries searches run for a query text (parseQuery,
+// then bleveQuery), text clauses already analyzed by the query analyzer.
+func TestBleveQuery(t *testing.T) {
 	build := func(t *testing.T, in string) query.Query {
 		t.Helper()
-		q, err := buildQuery(in, queryTestNow)
+		n, _, err := parseQuery(in, queryTestNow)
 		require.NoError(t, err, in)
+		q := bleveQuery(n)
 		if v, ok := q.(query.ValidatableQuery); ok {
 			require.NoError(t, v.Validate(), in)
 		}
 		return q
 	}
+	// match checks a word that analyzes to one term.
 	match := func(t *testing.T, q query.Query, want string) {
 		t.Helper()
-		m, ok := q.(*query.MatchQuery)
+		m, ok := q.(*query.TermQuery)
 		require.True(t, ok, "%T", q)
-		assert.Equal(t, want, m.Match)
+		assert.Equal(t, want, m.Term)
 		assert.Equal(t, "text", m.FieldVal)
-		assert.Equal(t, query.MatchQueryOperatorAnd, m.Operator)
-		assert.Empty(t, m.Analyzer, "the field's query analyzer applies")
+	}
+	phrase := func(t *testing.T, q query.Query, want ...string) {
+		t.Helper()
+		p, ok := q.(*query.MultiPhraseQuery)
+		require.True(t, ok, "%T", q)
+		var terms [][]string
+		for _, w := range want {
+			terms = append(terms, []string{w})
+		}
+		assert.Equal(t, terms, p.Terms)
+		assert.Equal(t, "text", p.FieldVal)
 	}
 
 	t.Run("empty matches all", func(t *testing.T) {
@@ -369,8 +382,13 @@ func TestBuildQuery(t *testing.T) {
 		match(t, c.Conjuncts[1], "deploy")
 	})
 
-	t.Run("CJK word goes to the analyzer whole", func(t *testing.T) {
-		match(t, build(t, "写入权限"), "写入权限")
+	t.Run("a CJK word is the phrase of its overlapping pairs", func(t *testing.T) {
+		phrase(t, build(t, "写入权限"), "写入", "入权", "权限")
+		match(t, build(t, "写"), "写")
+	})
+
+	t.Run("an identifier is the phrase of its parts", func(t *testing.T) {
+		phrase(t, build(t, "getUserName"), "get", "user", "name")
 	})
 
 	t.Run("negation", func(t *testing.T) {
@@ -409,10 +427,7 @@ func TestBuildQuery(t *testing.T) {
 	})
 
 	t.Run("phrase", func(t *testing.T) {
-		p, ok := build(t, `"connection refused"`).(*query.MatchPhraseQuery)
-		require.True(t, ok)
-		assert.Equal(t, "connection refused", p.MatchPhrase)
-		assert.Equal(t, "text", p.FieldVal)
+		phrase(t, build(t, `"connection refused"`), "connection", "refused")
 	})
 
 	t.Run("prefix", func(t *testing.T) {
@@ -435,6 +450,11 @@ func TestBuildQuery(t *testing.T) {
 		assert.Equal(t, "text", f.FieldVal)
 
 		f, ok = build(t, "deplyo~").(*query.FuzzyQuery)
+		require.True(t, ok)
+		assert.Equal(t, 1, f.Fuzziness)
+
+		// The limits apply: two edits of a short word are searched as one.
+		f, ok = build(t, "dply~2").(*query.FuzzyQuery)
 		require.True(t, ok)
 		assert.Equal(t, 1, f.Fuzziness)
 	})
@@ -483,56 +503,31 @@ func TestBuildQuery(t *testing.T) {
 	})
 }
 
-// TestQuerySearchesIndex runs built queries against a small in-memory index
-// with a stand-in mapping (Bleve's standard analyzer for text), to check the
-// semantics the query types alone do not show: clauses that analyze to
-// nothing, negation-only queries, and the range bounds.
+// TestQuerySearchesIndex runs queries through Search on a small index, to
+// check the semantics the query types alone do not show: clauses that analyze
+// to nothing, negation-only queries, and the range bounds.
 func TestQuerySearchesIndex(t *testing.T) {
-	m := bleve.NewIndexMapping()
-	dm := bleve.NewDocumentStaticMapping()
-	text := bleve.NewTextFieldMapping()
-	text.Analyzer = standard.Name
-	dm.AddFieldMappingsAt("text", text)
-	for _, f := range []string{"tool", "kind", "project"} {
-		kw := bleve.NewKeywordFieldMapping()
-		kw.Analyzer = keyword.Name
-		dm.AddFieldMappingsAt(f, kw)
-	}
-	dm.AddFieldMappingsAt("is_error", bleve.NewBooleanFieldMapping())
-	dm.AddFieldMappingsAt("time", bleve.NewDateTimeFieldMapping())
-	dm.AddFieldMappingsAt("seq", bleve.NewKeywordFieldMapping())
-	m.DefaultMapping = dm
-	m.DefaultAnalyzer = standard.Name
-
-	idx, err := bleve.NewMemOnly(m)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = idx.Close() })
-	type doc struct {
-		Text    string    `json:"text"`
-		Tool    string    `json:"tool"`
-		Kind    string    `json:"kind"`
-		Project string    `json:"project"`
-		IsError bool      `json:"is_error"`
-		Time    time.Time `json:"time"`
-		Seq     string    `json:"seq"`
-	}
 	day := func(d int) time.Time { return time.Date(2026, 10, d, 8, 0, 0, 0, time.UTC) }
-	docs := map[string]doc{
-		"a": {Text: "deploy failed: connection refused", Tool: "bash", Kind: "tool_result", Project: "/home/me/app", IsError: true, Time: day(14), Seq: "1"},
-		"b": {Text: "deploy succeeded", Tool: "bash", Kind: "tool_result", Project: "/home/me/app", Time: day(10), Seq: "2"},
-		"c": {Text: "the deploy script -> refused to start", Kind: "assistant", Project: "/home/me/web", Time: day(1), Seq: "3"},
-		"d": {Text: "unrelated chatter", Kind: "human", Project: "/srv/other", Time: day(14), Seq: "4"},
+	blk := func(id, text, tool, kind, project string, isErr bool, tm time.Time, seq int64) archive.Block {
+		return archive.Block{ID: id, SessionID: "s", Text: text, Tool: tool, Kind: kind, Project: project,
+			IsError: isErr, Time: tm, Seq: seq, Agent: "dsh", Role: "assistant", Surface: "current"}
 	}
-	for id, d := range docs {
-		require.NoError(t, idx.Index(id, d))
-	}
+	src := &memSource{revs: map[string]int64{"s": 1}, blocks: map[string][]archive.Block{"s": {
+		blk("a", "deploy failed: connection refused", "bash", archive.BlockToolResult, "/home/me/app", true, day(14), 1),
+		blk("b", "deploy succeeded", "bash", archive.BlockToolResult, "/home/me/app", false, day(10), 2),
+		blk("c", "the deploy script -> refused to start", "", archive.BlockAssistant, "/home/me/web", false, day(1), 3),
+		blk("d", "unrelated chatter", "", archive.BlockHuman, "/srv/other", false, day(14), 4),
+	}}}
+	ix := openIndex(t)
+	_, err := ix.Sync(context.Background(), src, nil)
+	require.NoError(t, err)
 
 	tests := []struct{ in, want string }{
 		{"", "a b c d"},
 		{"deploy", "a b c"},
 		{"deploy refused", "a c"},
 		{"deploy -> refused", "a c"},  // "->" analyzes to nothing and is skipped
-		{"the deploy", "a b c"},       // so is a stop word
+		{"the deploy", "c"},           // no stop words: "the" is searched
 		{"deploy -bash", "a b c"},     // -bash negates text, and no text says bash
 		{"deploy -tool:bash", "c"},    // the filter
 		{"-tool:bash", "c d"},         // negation alone starts from all
@@ -543,7 +538,7 @@ func TestQuerySearchesIndex(t *testing.T) {
 		{`"refused connection"`, ""},  // phrase order matters
 		{"depl*", "a b c"},            // prefix
 		{"deploi~", "a b c"},          // fuzzy, one edit
-		{"deplyo~", ""},               // a transposition is two edits
+		{"deplyo~", "a b c"},          // a transposition is one edit to the term dictionary's automaton
 		{"deplyo~2", "a b c"},         // fuzzy, two edits
 		{"succeeded OR chatter", "b d"},
 		{"deploy failed OR chatter", "a d"},
@@ -559,21 +554,13 @@ func TestQuerySearchesIndex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			q, err := buildQuery(tt.in, queryTestNow)
-			require.NoError(t, err)
-			req := bleve.NewSearchRequestOptions(q, 10, 0, false)
-			res, err := idx.Search(req)
-			require.NoError(t, err)
-			var ids []string
-			for _, h := range res.Hits {
-				ids = append(ids, h.ID)
-			}
+			ids := searchAll(t, ix, Query{Text: tt.in, Now: queryTestNow})
 			assert.ElementsMatch(t, strings.Fields(tt.want), ids)
 		})
 	}
 }
 
-func FuzzBuildQuery(f *testing.F) {
+func FuzzParseQuery(f *testing.F) {
 	for _, s := range []string{
 		``, `deploy failed`, `"connection refused"`, `"unterminated`, `a OR b c`, `NOT (a OR b)`,
 		`-tool:bash kind:result`, `since:7d before:2026-10-01`, `since:banana`, `depl* deplyo~2`,
@@ -584,7 +571,7 @@ func FuzzBuildQuery(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q, err := buildQuery(s, queryTestNow)
+		n, _, err := parseQuery(s, queryTestNow)
 		if err != nil {
 			var qe *QueryError
 			if !errors.As(err, &qe) {
@@ -595,6 +582,7 @@ func FuzzBuildQuery(f *testing.F) {
 			}
 			return
 		}
+		q := bleveQuery(n)
 		if q == nil {
 			t.Fatalf("%q: nil query without an error", s)
 		}
@@ -602,10 +590,6 @@ func FuzzBuildQuery(f *testing.F) {
 			if err := v.Validate(); err != nil {
 				t.Fatalf("%q: invalid query: %v", s, err)
 			}
-		}
-		n, err := parseQueryText(s, queryTestNow)
-		if err != nil {
-			t.Fatalf("%q: parse failed after build succeeded: %v", s, err)
 		}
 		_ = n.String()
 	})

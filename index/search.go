@@ -120,14 +120,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	if err := checkQueryBytes(q.Text); err != nil {
-		return Result{}, fmt.Errorf("search: %w", err)
-	}
-	tree, err := parseQueryText(q.Text, now)
-	if err != nil {
-		return Result{}, fmt.Errorf("search: %w", err)
-	}
-	tree, notices, err := limitQuery(tree)
+	tree, notices, err := parseQuery(q.Text, now)
 	if err != nil {
 		return Result{}, fmt.Errorf("search: %w", err)
 	}

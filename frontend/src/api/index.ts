@@ -8,7 +8,9 @@
 // the Wails runtime in the window and, in the browser, from one server-sent event
 // stream (/api/events) its tabs share (api/stream).
 import * as App from '../../wailsjs/go/app/App';
-import type { EventMap, TimelineQuery, SearchRequest, ScheduleAction, ImportSettings, SchedulerConfig, Wire } from './types';
+import type {
+  EventMap, TimelineQuery, SearchRequest, ScheduleAction, ImportSettings, SchedulerConfig, Wire, ExportOptions, RedactDecisions,
+} from './types';
 
 export * from './types';
 import { UNREACHABLE, linkState, setLinkState, stateOfStatus, type LinkState } from '../lib/connection';
@@ -108,7 +110,7 @@ async function httpCall(method: MethodName, args: unknown[]): Promise<unknown> {
 // with words saying so, and the person checks before doing it again.
 const readOnly = new Set<MethodName>([
   'Info', 'Sessions', 'Session', 'Timeline', 'SessionState', 'Search', 'Approvals', 'Compactions', 'ImportStatus',
-  'FileProblems', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys',
+  'FileProblems', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys', 'ExportScan',
 ]);
 
 const GAVE_UP =
@@ -286,4 +288,6 @@ export const api = {
   apiKeys: () => run(() => App.APIKeys()),
   newAPIKey: (name: string) => run(() => App.NewAPIKey(name)),
   revokeAPIKey: (name: string) => run(() => App.RevokeAPIKey(name)),
+  exportScan: (id: string, o: ExportOptions) => run(() => App.ExportScan(id, arg(o))),
+  exportSession: (id: string, o: ExportOptions, d: RedactDecisions) => run(() => App.Export(id, arg(o), arg(d))),
 };
