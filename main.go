@@ -37,6 +37,8 @@ var root = command{
 	sub: []command{
 		{name: "import", args: "[--json] [--strict] [--lenient-headers] [--replace-damaged] [PATH...]",
 			summary: "import session logs (default: the dsh and OpenHands session roots); exit 1 when a file is not archived whole", run: cmdImport},
+		{name: "watch", args: "[--root DIR]... [--json]",
+			summary: "import what is new under the session roots, then follow them live until interrupted (one line per imported file)", run: cmdWatch},
 		{name: "check", args: "[--json] [--strict] [--lenient-headers] PATH...",
 			summary: "give each file's verdict without importing", run: cmdCheck},
 		{name: "sessions", args: "[--json] [--project CWD] [--limit N]",
@@ -58,9 +60,9 @@ var root = command{
 		{name: "reindex",
 			summary: "rebuild the search index from the archive", run: cmdReindex},
 		apikeyCommand,
-		{name: "serve", args: "[--addr 127.0.0.1:8765] [--no-import] [--demo-if-empty] [--allow-remote]",
+		{name: "serve", args: "[--addr 127.0.0.1:8765] [--no-import] [--no-follow] [--demo-if-empty] [--allow-remote]",
 			summary: "serve the UI to a browser (prints the link with its access token)", run: cmdServe},
-		{name: "window", args: "[--no-import] [--demo-if-empty]",
+		{name: "window", args: "[--no-import] [--no-follow] [--demo-if-empty]",
 			summary: "open the desktop window (logbook-desktop; the default command when it is installed)", run: cmdWindow},
 	},
 }

@@ -146,7 +146,7 @@ let streamStarted = false;
 const streamed = new Set<string>(); // event names the desktop runtime delivers
 
 /** The events the browser stream carries (app/events.go and schedules.go publish them). */
-const EVENT_NAMES: readonly (keyof EventMap)[] = ['import:progress', 'import:done', 'archive:changed', 'schedule:fired'];
+const EVENT_NAMES: readonly (keyof EventMap)[] = ['import:progress', 'import:done', 'archive:changed', 'schedule:fired', 'follow:status'];
 
 function deliver(name: string, data: unknown) {
   listeners.get(name)?.forEach((l) => l(data));
@@ -281,6 +281,7 @@ export const api = {
     run(() => App.ScheduleAction(sessionId, scheduleId, action, snoozeMinutes)),
   scheduleFires: (sessionId: string, scheduleId: string) => run(() => App.ScheduleFires(sessionId, scheduleId)),
   importSettings: () => run(() => App.ImportSettings()),
+  followStatus: () => run(() => App.FollowStatus()),
   setImportSettings: (s: ImportSettings) => run(() => App.SetImportSettings(arg(s))),
   schedulerConfig: () => run(() => App.SchedulerConfig()),
   setSchedulerConfig: (c: SchedulerConfig) => run(() => App.SetSchedulerConfig(arg(c))),

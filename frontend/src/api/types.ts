@@ -4,7 +4,7 @@
 // still uses the old shape. What is written by hand here has no Go type to come from:
 // the payloads of live events (which bound methods do not return), and the closed sets
 // of values that Go keeps as plain strings (health, verdicts, schedule actions).
-import type { apikey, app, archive, format, index, redact } from '../../wailsjs/go/models';
+import type { apikey, app, archive, follow, format, index, redact } from '../../wailsjs/go/models';
 
 // The generated models are classes (createFrom, convertValues), but the answers are
 // plain JSON objects: Wire<T> is T's data without the methods. Go's time.Time is `any`
@@ -71,8 +71,11 @@ export type FacetCount = Wire<index.FacetCount>;
 export type ImportStatus = Wire<app.ImportStatus>;
 export type ImportRun = Wire<app.ImportRun>;
 export type Summary = Wire<archive.Summary>;
-/** Import settings (DATA/import.json). */
+/** Import settings (DATA/import.json): lenient headers, and the folders the person added. */
 export type ImportSettings = Wire<app.ImportSettings>;
+/** Live follow: each import root's mode (watching, polling with the reason, missing) and the files being written. */
+export type FollowStatus = Wire<app.FollowStatus>;
+export type FollowRoot = Wire<follow.Status>;
 export type ScheduleItem = Wire<archive.ScheduleItem>;
 export type ScheduleFire = Wire<archive.ScheduleFire>;
 export type SchedulerConfig = Wire<app.SchedulerConfig>;
@@ -105,4 +108,5 @@ export interface EventMap {
   'import:done': ImportRun;
   'archive:changed': { sessions: string[] };
   'schedule:fired': unknown;
+  'follow:status': FollowStatus;
 }

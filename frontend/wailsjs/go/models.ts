@@ -133,6 +133,42 @@ export namespace app {
 	        this.names = source["names"];
 	    }
 	}
+	export class FollowStatus {
+	    on: boolean;
+	    off?: string;
+	    roots: follow.Status[];
+	    writing: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new FollowStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.on = source["on"];
+	        this.off = source["off"];
+	        this.roots = this.convertValues(source["roots"], follow.Status);
+	        this.writing = source["writing"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ImportRun {
 	    // Go type: time
 	    started_at: any;
@@ -177,6 +213,7 @@ export namespace app {
 	}
 	export class ImportSettings {
 	    lenient_headers: boolean;
+	    roots: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ImportSettings(source);
@@ -185,6 +222,7 @@ export namespace app {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.lenient_headers = source["lenient_headers"];
+	        this.roots = source["roots"];
 	    }
 	}
 	export class ImportStatus {
@@ -1160,6 +1198,50 @@ export namespace archive {
 	    }
 	}
 	
+
+}
+
+export namespace follow {
+	
+	export class Status {
+	    root: string;
+	    mode: string;
+	    reason?: string;
+	    folders: number;
+	    // Go type: time
+	    since: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.root = source["root"];
+	        this.mode = source["mode"];
+	        this.reason = source["reason"];
+	        this.folders = source["folders"];
+	        this.since = this.convertValues(source["since"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 

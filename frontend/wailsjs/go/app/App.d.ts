@@ -21,6 +21,8 @@ export function ExportScan(arg1:string,arg2:app.ExportOptions):Promise<redact.Re
 
 export function FileProblems(arg1:string):Promise<Array<format.Problem>>;
 
+export function FollowStatus():Promise<app.FollowStatus>;
+
 export function ImportSettings():Promise<app.ImportSettings>;
 
 export function ImportStatus():Promise<app.ImportStatus>;

@@ -30,6 +30,10 @@ export function FileProblems(arg1) {
   return window['go']['app']['App']['FileProblems'](arg1);
 }
 
+export function FollowStatus() {
+  return window['go']['app']['App']['FollowStatus']();
+}
+
 export function ImportSettings() {
   return window['go']['app']['App']['ImportSettings']();
 }
