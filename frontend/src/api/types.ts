@@ -64,7 +64,8 @@ export type ImportRun = Wire<app.ImportRun>;
 export type Summary = Wire<archive.Summary>;
 /** Import settings (DATA/import.json). */
 export type ImportSettings = Wire<app.ImportSettings>;
-export type ScheduleItem = Wire<archive.ScheduleItem>;
+/** A schedule as the Schedules view lists it; demo marks the demo archive's (shown, never fired). */
+export type ScheduleItem = Wire<app.ScheduleRow>;
 export type ScheduleFire = Wire<archive.ScheduleFire>;
 export type SchedulerConfig = Wire<app.SchedulerConfig>;
 /** An API key as listed: name, fingerprint, created, last used; never the key. */

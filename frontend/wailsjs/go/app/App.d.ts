@@ -32,7 +32,7 @@ export function ScheduleFires(arg1:string,arg2:string):Promise<Array<archive.Sch
 
 export function SchedulerConfig():Promise<app.SchedulerConfig>;
 
-export function Schedules():Promise<Array<archive.ScheduleItem>>;
+export function Schedules():Promise<Array<app.ScheduleRow>>;
 
 export function Search(arg1:app.SearchRequest):Promise<index.Result>;
 
