@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -28,6 +30,7 @@ type schedEnv struct {
 	url, base string
 	hits      *atomic.Int64 // webhook requests
 	hook      string
+	cutID     string // a session interrupted mid-turn
 }
 
 func newSchedEnv(t *testing.T) *schedEnv {
@@ -70,6 +73,20 @@ func newSchedEnv(t *testing.T) *schedEnv {
 	require.NoError(t, err)
 	require.NoError(t, sched.Reload(ctx))
 
+	// And one whose agent was stopped before its last turn ended: the log ends
+	// cleanly just before that turn/end, so its health is ok.
+	cut := dshgen.Generate(dshgen.Options{Seed: 5, Turns: 3, Cwd: "/home/u/cut", ASCII: true})
+	cutPath, err := cut.WriteFile(own, false)
+	require.NoError(t, err)
+	data, err := os.ReadFile(cutPath)
+	require.NoError(t, err)
+	end := bytes.LastIndex(data, []byte(`{"type":"turn/end"`))
+	require.Positive(t, end)
+	require.NoError(t, os.WriteFile(cutPath, data[:end], 0o644))
+	_, err = store.Import(ctx, []string{cutPath}, archive.ImportOptions{})
+	require.NoError(t, err)
+	se.cutID = cut.ID()
+
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	srv := app.NewServer(a, hub, app.ServerOptions{Addr: ln.Addr().String()})
@@ -88,9 +105,14 @@ func newSchedEnv(t *testing.T) *schedEnv {
 // page opens the schedules view of se in a fresh browser of the given width.
 func (se *schedEnv) page(t *testing.T, width int) context.Context {
 	t.Helper()
+	return se.open(t, width, "#/schedules", `[data-testid="schedule-row"]`)
+}
+
+// open opens a route of se in a fresh browser of the given width and waits for sel.
+func (se *schedEnv) open(t *testing.T, width int, route, sel string) context.Context {
+	t.Helper()
 	ctx := browser(t, &env{url: se.url}, width, 800)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(se.base+"#/schedules"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="schedule-row"]`))))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(se.base+route), chromedp.WaitVisible(chromedp.CSS(sel))))
 	return ctx
 }
 
@@ -143,4 +165,39 @@ func TestFireNowConfirmsTheAction(t *testing.T) {
 	poll(t, ctx, `!!document.querySelector('[data-section="completed"]') && !document.querySelector('[data-section="upcoming"] `+row+`')`,
 		"the fired schedule to move to Completed")
 	se.shot(t, ctx, "schedules-fired-1280")
+}
+
+// TestInterruptedSessionMarked: a session whose last turn never ended says
+// "interrupted" in the sessions list, where its health alone would say ok; the
+// torn demo log keeps its "recovered" badge; a finished session says ok.
+func TestInterruptedSessionMarked(t *testing.T) {
+	se := newSchedEnv(t)
+	for _, w := range []int{1280, 760} {
+		ctx := se.open(t, w, "#/sessions", `[data-testid="session-row"]`)
+		row := `[data-testid="session-row"][data-id="` + se.cutID + `"]`
+		poll(t, ctx, `!!document.querySelector('`+row+`[data-interrupted="true"] [data-testid="interrupted"]')`, "the interrupted mark")
+		assert.Equal(t, "interrupted", eval[string](t, ctx, `document.querySelector('`+row+` [data-testid="interrupted"]').textContent.trim()`))
+		assert.Equal(t, 2, eval[int](t, ctx, `document.querySelectorAll('[data-interrupted="true"]').length`), "the cut session and the torn demo log")
+		assert.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll('[data-interrupted="true"] .badge.recovered').length`))
+		own := `[data-testid="session-row"][data-id="session-own-sched"]`
+		assert.Zero(t, eval[int](t, ctx, `document.querySelectorAll('`+own+`[data-interrupted]').length`))
+		eval[bool](t, ctx, `document.querySelector('`+row+`').scrollIntoView({block: 'center'}), true`)
+		time.Sleep(400 * time.Millisecond) // the virtual list lays out the rows scrolled to
+		se.shot(t, ctx, fmt.Sprintf("sessions-interrupted-%d", w))
+	}
+}
+
+// TestWindowTitleNamesSession: the tab's title is the open session's title, and
+// the app's name again after going back.
+func TestWindowTitleNamesSession(t *testing.T) {
+	se := newSchedEnv(t)
+	ctx := se.open(t, 1280, "#/sessions", `[data-testid="session-row"]`)
+	assert.Equal(t, "Logbook", eval[string](t, ctx, `document.title`))
+	title := eval[string](t, ctx, `document.querySelector('[data-testid="session-row"] .title').textContent.trim()`)
+	require.NotEmpty(t, title)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="session-row"] .title`))))
+	poll(t, ctx, `document.title !== 'Logbook'`, "the title to change")
+	assert.Equal(t, title+" — Logbook", eval[string](t, ctx, `document.title`))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(se.base+"#/sessions")))
+	poll(t, ctx, `document.title === 'Logbook'`, "the title to be the app's again")
 }

@@ -22,6 +22,8 @@ export function ImportStatus():Promise<app.ImportStatus>;
 
 export function Info():Promise<app.Info>;
 
+export function InterruptedSessions():Promise<Array<string>>;
+
 export function NewAPIKey(arg1:string):Promise<apikey.NewKey>;
 
 export function RevokeAPIKey(arg1:string):Promise<void>;
