@@ -201,3 +201,20 @@ func TestWindowTitleNamesSession(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(se.base+"#/sessions")))
 	poll(t, ctx, `document.title === 'Logbook'`, "the title to be the app's again")
 }
+
+// TestShortcutSheetListsGlobalKeys: ? in a conversation opens the sheet, which
+// lists the global keys as well as the view's.
+func TestShortcutSheetListsGlobalKeys(t *testing.T) {
+	se := newSchedEnv(t)
+	for _, w := range []int{1280, 760} {
+		ctx := se.open(t, w, "#/session/"+se.cutID, `[data-testid="item"]`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent("?"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="shortcut-sheet"]`))))
+		for _, scope := range []string{"global", "sessions", "conversation"} {
+			assert.Positive(t, eval[int](t, ctx, `document.querySelectorAll('[data-testid="shortcut-sheet"] [data-scope="`+scope+`"] kbd').length`), scope)
+		}
+		assert.Contains(t, eval[string](t, ctx, `document.querySelector('[data-scope="global"]').textContent`), "go to Schedules")
+		se.shot(t, ctx, fmt.Sprintf("shortcut-sheet-%d", w))
+		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent("\x1b")))
+		poll(t, ctx, `!document.querySelector('[data-testid="shortcut-sheet"]')`, "Esc to close the sheet")
+	}
+}
