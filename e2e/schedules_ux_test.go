@@ -218,3 +218,29 @@ func TestShortcutSheetListsGlobalKeys(t *testing.T) {
 		poll(t, ctx, `!document.querySelector('[data-testid="shortcut-sheet"]')`, "Esc to close the sheet")
 	}
 }
+
+// contrastJS defines contrast(a, b): the WCAG contrast ratio of two CSS colours.
+const contrastJS = `const lum = (c) => { const [r, g, b] = c.match(/[\d.]+/g).slice(0, 3).map(Number).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+const contrast = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };`
+
+// TestJumpFlashVisibleInDark: the item a jump lands on is ringed in a colour that
+// stands out from the page in the dark theme (and the light one), at its start.
+func TestJumpFlashVisibleInDark(t *testing.T) {
+	se := newSchedEnv(t)
+	for _, theme := range []string{"dark", "light"} {
+		ctx := se.open(t, 1280, "#/session/"+se.cutID, `[data-testid="item"]`)
+		eval[bool](t, ctx, `localStorage.setItem('logbook.theme', '`+theme+`'), document.documentElement.dataset.theme = '`+theme+`', true`)
+		seq := eval[string](t, ctx, `document.querySelectorAll('[data-testid="item"]')[8].dataset.seq`)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(se.base+"#/session/"+se.cutID+"?seq="+seq)))
+		poll(t, ctx, `!!document.querySelector('[data-testid="item"].target')`, "the jump target")
+		// Hold the flash at its start, then compare the ring with the page.
+		ratio := eval[float64](t, ctx, contrastJS+`
+			const el = document.querySelector('[data-testid="item"].target');
+			el.getAnimations().forEach((a) => { a.pause(); a.currentTime = 0; });
+			const ring = getComputedStyle(el).boxShadow;
+			const bg = getComputedStyle(document.body).backgroundColor;
+			contrast(ring.match(/rgba?\([^)]*\)/)[0], bg)`)
+		assert.GreaterOrEqual(t, ratio, 3.0, "%s: the flash ring's contrast with the page", theme)
+		se.shot(t, ctx, "jump-flash-"+theme)
+	}
+}
