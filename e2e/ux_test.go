@@ -26,9 +26,9 @@ import (
 	"github.com/logbook/logbook/scheduler"
 )
 
-// schedEnv is an app with a running scheduler whose action is a webhook: the
+// uxEnv (the issue #17 tests) is an app with a running scheduler whose action is a webhook: the
 // demo archive plus one session of the user's own with a schedule an hour away.
-type schedEnv struct {
+type uxEnv struct {
 	url, base string
 	hits      *atomic.Int64 // webhook requests for session-own-sched
 	demoHits  *atomic.Int64 // webhook requests for a demo session
@@ -36,14 +36,14 @@ type schedEnv struct {
 	cutID     string // a session interrupted mid-turn
 }
 
-func newSchedEnv(t *testing.T) *schedEnv {
+func newUXEnv(t *testing.T) *uxEnv {
 	t.Helper()
 	need(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	dir := t.TempDir()
 	store := archive.New(filepath.Join(dir, "logbook.db"))
 	require.NoError(t, store.Open(ctx))
-	se := &schedEnv{hits: &atomic.Int64{}, demoHits: &atomic.Int64{}}
+	se := &uxEnv{hits: &atomic.Int64{}, demoHits: &atomic.Int64{}}
 	// The cut session's own overdue schedules fire on their own (every root is
 	// local here); the counts are of the sessions the tests are about.
 	demoRoot := app.DemoRoot(dir)
@@ -120,20 +120,20 @@ func newSchedEnv(t *testing.T) *schedEnv {
 }
 
 // page opens the schedules view of se in a fresh browser of the given width.
-func (se *schedEnv) page(t *testing.T, width int) context.Context {
+func (se *uxEnv) page(t *testing.T, width int) context.Context {
 	t.Helper()
 	return se.open(t, width, "#/schedules", `[data-testid="schedule-row"]`)
 }
 
 // open opens a route of se in a fresh browser of the given width and waits for sel.
-func (se *schedEnv) open(t *testing.T, width int, route, sel string) context.Context {
+func (se *uxEnv) open(t *testing.T, width int, route, sel string) context.Context {
 	t.Helper()
 	ctx := browser(t, &env{url: se.url}, width, 800)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(se.base+route), chromedp.WaitVisible(chromedp.CSS(sel))))
 	return ctx
 }
 
-func (se *schedEnv) shot(t *testing.T, ctx context.Context, name string) {
+func (se *uxEnv) shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	shot(t, ctx, shared, name)
 }
@@ -141,7 +141,7 @@ func (se *schedEnv) shot(t *testing.T, ctx context.Context, name string) {
 // TestDemoSchedulesNeverFire: the demo archive's schedules are listed as "demo —
 // never fires", offer no action, and never reach the webhook.
 func TestDemoSchedulesNeverFire(t *testing.T) {
-	se := newSchedEnv(t)
+	se := newUXEnv(t)
 	for _, w := range []int{1280, 760} {
 		ctx := se.page(t, w)
 		n := eval[int](t, ctx, `document.querySelectorAll('[data-section="demo"] [data-testid="schedule-row"]').length`)
@@ -158,7 +158,7 @@ func TestDemoSchedulesNeverFire(t *testing.T) {
 // TestFireNowConfirmsTheAction: Fire now names the webhook it will post to and
 // posts only after the second click.
 func TestFireNowConfirmsTheAction(t *testing.T) {
-	se := newSchedEnv(t)
+	se := newUXEnv(t)
 	for _, w := range []int{1280, 760} {
 		ctx := se.page(t, w)
 		row := `[data-schedule][data-session="session-own-sched"]`
@@ -188,7 +188,7 @@ func TestFireNowConfirmsTheAction(t *testing.T) {
 // "interrupted" in the sessions list, where its health alone would say ok; the
 // torn demo log keeps its "recovered" badge; a finished session says ok.
 func TestInterruptedSessionMarked(t *testing.T) {
-	se := newSchedEnv(t)
+	se := newUXEnv(t)
 	for _, w := range []int{1280, 760} {
 		ctx := se.open(t, w, "#/sessions", `[data-testid="session-row"]`)
 		row := `[data-testid="session-row"][data-id="` + se.cutID + `"]`
@@ -207,7 +207,7 @@ func TestInterruptedSessionMarked(t *testing.T) {
 // TestWindowTitleNamesSession: the tab's title is the open session's title, and
 // the app's name again after going back.
 func TestWindowTitleNamesSession(t *testing.T) {
-	se := newSchedEnv(t)
+	se := newUXEnv(t)
 	ctx := se.open(t, 1280, "#/sessions", `[data-testid="session-row"]`)
 	assert.Equal(t, "Logbook", eval[string](t, ctx, `document.title`))
 	title := eval[string](t, ctx, `document.querySelector('[data-testid="session-row"] .title').textContent.trim()`)
@@ -222,7 +222,7 @@ func TestWindowTitleNamesSession(t *testing.T) {
 // TestShortcutSheetListsGlobalKeys: ? in a conversation opens the sheet, which
 // lists the global keys as well as the view's.
 func TestShortcutSheetListsGlobalKeys(t *testing.T) {
-	se := newSchedEnv(t)
+	se := newUXEnv(t)
 	for _, w := range []int{1280, 760} {
 		ctx := se.open(t, w, "#/session/"+se.cutID, `[data-testid="item"]`)
 		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent("?"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="shortcut-sheet"]`))))
@@ -243,7 +243,7 @@ const contrast = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y
 // TestJumpFlashVisibleInDark: the item a jump lands on is ringed in a colour that
 // stands out from the page in the dark theme (and the light one), at its start.
 func TestJumpFlashVisibleInDark(t *testing.T) {
-	se := newSchedEnv(t)
+	se := newUXEnv(t)
 	for _, theme := range []string{"dark", "light"} {
 		ctx := se.open(t, 1280, "#/session/"+se.cutID, `[data-testid="item"]`)
 		eval[bool](t, ctx, `localStorage.setItem('logbook.theme', '`+theme+`'), document.documentElement.dataset.theme = '`+theme+`', true`)
