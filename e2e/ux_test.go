@@ -26,8 +26,9 @@ import (
 	"github.com/logbook/logbook/scheduler"
 )
 
-// uxEnv (the issue #17 tests) is an app with a running scheduler whose action is a webhook: the
-// demo archive plus one session of the user's own with a schedule an hour away.
+// uxEnv (the issue #17 tests) is an app with a running scheduler whose action is
+// a webhook: the demo archive, one session of the user's own with a schedule an
+// hour away, and one whose last turn never ended.
 type uxEnv struct {
 	url, base string
 	hits      *atomic.Int64 // webhook requests for session-own-sched
