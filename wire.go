@@ -294,6 +294,9 @@ func (e *env) openIndexReadOnly(ctx context.Context, s *archive.Store, quiet boo
 // and notify to print each fire.
 func (e *env) newScheduler(s *archive.Store, cfg *scheduler.Config, notify func(scheduler.Fire)) *scheduler.Scheduler {
 	o := scheduler.Options{Logger: e.logger, Notify: notify}
+	if e.dataDir != "" {
+		o.DemoRoots = []string{app.DemoRoot(e.dataDir)} // the demo's schedules never fire
+	}
 	if cfg != nil {
 		o.Config = *cfg
 	} else {

@@ -17,6 +17,11 @@ const (
 	demoMarker = "demo-archive"  // present once the archive holds the demo (Info.Demo)
 )
 
+// DemoRoot is where the demo archive's session logs go in the data directory. The
+// scheduler is told it (scheduler.Options.DemoRoots), so the demo's scheduled
+// prompts are shown, never fired.
+func DemoRoot(dataDir string) string { return filepath.Join(dataDir, demoDir) }
+
 // CreateDemo fills an empty archive with a clearly labelled demo: generated
 // sessions (projects under /home/demo, a fork, a subagent and a torn log; embedded
 // in the binary by package demodata, dated over the ten days before now) written
@@ -30,7 +35,7 @@ func (a *App) createDemo(ctx context.Context) error {
 	if a.deps.DataDir == "" {
 		return invalid("There is no data directory to write the demo sessions to.")
 	}
-	root := filepath.Join(a.deps.DataDir, demoDir)
+	root := DemoRoot(a.deps.DataDir)
 	// The archive must be empty while holding the import slot: checked before
 	// claiming it, an import finishing in between would get the demo mixed into
 	// (and the demo badge put on) the user's own sessions.

@@ -24,14 +24,36 @@ const EventScheduleFired = "schedule:fired"
 // maxSnoozeMinutes bounds a snooze from the UI: one week.
 const maxSnoozeMinutes = 7 * 24 * 60
 
+// ScheduleRow is a schedule as the Schedules view lists it.
+type ScheduleRow struct {
+	archive.ScheduleItem
+	// Demo marks a schedule of the demo archive: shown, never fired.
+	Demo bool `json:"demo,omitempty"`
+}
+
 // Schedules lists every schedule in the archive with its state now, Logbook's
 // overrides and its last fire.
-func (a *App) Schedules() ([]archive.ScheduleItem, error) {
+func (a *App) Schedules() ([]ScheduleRow, error) {
 	now := time.Now()
-	if a.deps.Scheduler != nil {
-		now = a.deps.Scheduler.Now()
+	s := a.deps.Scheduler
+	if s != nil {
+		now = s.Now()
 	}
-	return a.deps.Archive.Schedules(a.ctx, archive.ItemFilter{}, now)
+	items, err := a.deps.Archive.Schedules(a.ctx, archive.ItemFilter{}, now)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]ScheduleRow, len(items))
+	demo := map[string]bool{}
+	for i, it := range items {
+		d, ok := demo[it.SessionID]
+		if !ok && s != nil {
+			d = s.Demo(a.ctx, it.SessionID)
+			demo[it.SessionID] = d
+		}
+		rows[i] = ScheduleRow{ScheduleItem: it, Demo: d}
+	}
+	return rows, nil
 }
 
 // ScheduleAction applies a user action to one schedule: pause, resume, snooze (for
@@ -68,6 +90,9 @@ func (a *App) ScheduleAction(sessionID, scheduleID, action string, snoozeMinutes
 	}
 	if errors.Is(err, archive.ErrScheduleEnded) {
 		return invalid("This schedule has ended in its session; Logbook no longer fires it.")
+	}
+	if errors.Is(err, scheduler.ErrDemo) {
+		return invalid("This is a demo session: its scheduled prompts are shown, never fired.")
 	}
 	return err
 }

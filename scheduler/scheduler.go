@@ -83,6 +83,11 @@ type Options struct {
 	// is someone else's text, so its fire is asked about and runs only when the
 	// person fires it.
 	LocalRoots []string
+	// DemoRoots are the session roots of a demo archive (the app's generated
+	// demo-sessions folder). A session archived from under one is a demo: its
+	// schedules are shown but never armed, and firing one by hand fails with
+	// ErrDemo.
+	DemoRoots []string
 }
 
 // Fire is what the scheduler reports after each fire (and each catch-up question):
@@ -110,6 +115,7 @@ type Scheduler struct {
 	minEvery    time.Duration
 	wakeEvery   time.Duration
 	localRoots  []string // see Options.LocalRoots
+	demoRoots   []string // see Options.DemoRoots
 
 	cfgMu     sync.Mutex
 	cfg       Config
@@ -183,6 +189,7 @@ func New(store *archive.Store, o Options) *Scheduler {
 		store: store, loc: o.Location, configPath: o.ConfigPath, client: o.HTTPClient,
 		stopTimeout: o.StopTimeout, minEvery: o.MinEvery, wakeEvery: o.WakeEvery, cfg: cfg,
 		armed: map[schedKey]armedEntry{}, inflight: map[schedKey]bool{}, localRoots: cleanRoots(o.LocalRoots),
+		demoRoots: cleanRoots(o.DemoRoots),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s
@@ -293,7 +300,7 @@ func (s *Scheduler) Reload(ctx context.Context) error {
 	for i := range items {
 		k := schedKey{items[i].SessionID, items[i].ID}
 		seen[k] = true
-		s.syncLocked(k, &items[i], now, nexts)
+		s.syncLocked(ctx, k, &items[i], now, nexts)
 	}
 	for k := range s.armed {
 		if !seen[k] {
@@ -318,7 +325,7 @@ func (s *Scheduler) rearm(ctx context.Context, k schedKey) {
 	case err != nil:
 		s.Logger.Warn("re-arm schedule", "schedule", k, "err", err)
 	default:
-		s.syncLocked(k, &it, now, s.entryNexts())
+		s.syncLocked(ctx, k, &it, now, s.entryNexts())
 	}
 }
 
@@ -332,12 +339,16 @@ func (s *Scheduler) entryNexts() map[cron.EntryID]time.Time {
 }
 
 // syncLocked arms, re-arms or disarms k for it. A schedule whose fire is running is
-// left alone: its job re-arms it when done.
-func (s *Scheduler) syncLocked(k schedKey, it *archive.ScheduleItem, now time.Time, nexts map[cron.EntryID]time.Time) {
+// left alone: its job re-arms it when done. A demo session's schedule is never
+// armed.
+func (s *Scheduler) syncLocked(ctx context.Context, k schedKey, it *archive.ScheduleItem, now time.Time, nexts map[cron.EntryID]time.Time) {
 	if s.inflight[k] {
 		return
 	}
 	p, ok := s.plan(it)
+	if ok && s.Demo(ctx, k.session) {
+		ok = false
+	}
 	cur, isArmed := s.armed[k]
 	if !ok {
 		s.disarmLocked(k)
@@ -490,6 +501,9 @@ func (s *Scheduler) fireIfDue(ctx context.Context, k schedKey, missed bool) erro
 // outcome and notifies. A fire cut short by ctx (the scheduler stopping) is not
 // recorded, so it is caught up later: delivery is at least once, as in dsh.
 func (s *Scheduler) fire(ctx context.Context, it archive.ScheduleItem, target time.Time, trigger string) (archive.ScheduleFire, error) {
+	if s.Demo(ctx, it.SessionID) {
+		return archive.ScheduleFire{}, fmt.Errorf("fire %s/%s: %w", it.SessionID, it.ID, ErrDemo)
+	}
 	c := s.Config()
 	f := archive.ScheduleFire{SessionID: it.SessionID, ScheduleID: it.ID, TargetAt: target, Trigger: trigger,
 		Action: c.Action, Attempts: 1, Settles: true}
@@ -597,8 +611,12 @@ func (s *Scheduler) FireNow(ctx context.Context, sessionID, scheduleID string) (
 // Trigger starts FireNow in the background (the UI's "fire now"): it returns once
 // the schedule is found; the outcome arrives through Notify.
 func (s *Scheduler) Trigger(ctx context.Context, sessionID, scheduleID string) error {
-	if _, err := s.lookup(ctx, sessionID, scheduleID); err != nil {
+	it, err := s.lookup(ctx, sessionID, scheduleID)
+	if err != nil {
 		return err
+	}
+	if s.Demo(ctx, it.SessionID) {
+		return fmt.Errorf("fire %s/%s: %w", it.SessionID, it.ID, ErrDemo)
 	}
 	s.mu.Lock()
 	if s.stopped {

@@ -110,7 +110,7 @@ async function httpCall(method: MethodName, args: unknown[]): Promise<unknown> {
 // with words saying so, and the person checks before doing it again.
 const readOnly = new Set<MethodName>([
   'Info', 'Sessions', 'Session', 'Timeline', 'SessionState', 'Search', 'Approvals', 'Compactions', 'ImportStatus',
-  'FileProblems', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys', 'ExportScan',
+  'FileProblems', 'InterruptedSessions', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys', 'ExportScan',
 ]);
 
 const GAVE_UP =
@@ -273,6 +273,8 @@ export const api = {
   compactions: () => run(() => App.Compactions()),
   importStatus: () => run(() => App.ImportStatus()),
   fileProblems: (path: string) => run(() => App.FileProblems(path)),
+  /** The sessions whose log ends before its last turn ended (stopped or died mid-turn). */
+  interruptedSessions: () => run(() => App.InterruptedSessions()),
   startImport: () => run(() => App.StartImport()),
   createDemo: () => run(() => App.CreateDemo()),
   selfTest: (marker: string) => run(() => App.SelfTest(marker)),

@@ -76,7 +76,8 @@ export type ImportSettings = Wire<app.ImportSettings>;
 /** Live follow: each import root's mode (watching, polling with the reason, missing) and the files being written. */
 export type FollowStatus = Wire<app.FollowStatus>;
 export type FollowRoot = Wire<follow.Status>;
-export type ScheduleItem = Wire<archive.ScheduleItem>;
+/** A schedule as the Schedules view lists it; demo marks the demo archive's (shown, never fired). */
+export type ScheduleItem = Wire<app.ScheduleRow>;
 export type ScheduleFire = Wire<archive.ScheduleFire>;
 export type SchedulerConfig = Wire<app.SchedulerConfig>;
 /** An API key as listed: name, fingerprint, created, last used; never the key. */

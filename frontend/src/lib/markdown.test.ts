@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, highlightCode, knownLanguage, renderMarkdown, safeUrl } from './markdown';
+import { escapeHtml, highlightCode, knownLanguage, markdownPreview, renderMarkdown, safeUrl } from './markdown';
 
 // vitest runs in node (no DOM), so these check the renderer layer on its own: it must
 // already be safe without DOMPurify, which the app adds on top.
@@ -91,5 +91,37 @@ describe('helpers', () => {
     expect(safeUrl('//evil.com')).toBeNull();
     expect(safeUrl('file:///etc/passwd')).toBeNull();
     expect(safeUrl('')).toBeNull();
+  });
+});
+
+describe('CJK-friendly emphasis', () => {
+  it.each([
+    ['这是**“重点”**内容', '<strong>“重点”</strong>'],
+    ['**「引用」**です', '<strong>「引用」</strong>'],
+    ['请看**（注意）**这里', '<strong>（注意）</strong>'],
+    ['完成了。**下一步：**运行测试', '<strong>下一步：</strong>'],
+  ])('%s', (src, want) => {
+    const html = renderMarkdown(src);
+    expect(html).toContain(want);
+    expect(html).not.toContain('**');
+  });
+
+  it('leaves Latin emphasis to CommonMark', () => {
+    expect(renderMarkdown('a **bold** word')).toContain('<strong>bold</strong>');
+    expect(renderMarkdown('2 ** 3 ** 4')).not.toContain('<strong>');
+    expect(renderMarkdown('say **“hi”**there')).not.toContain('<strong>');
+  });
+});
+
+describe('markdownPreview', () => {
+  it.each([
+    ['**Planning the fix**\n\nFirst, read the test.', 'Planning the fix'],
+    ['\n## Looking at `main.go`\n', 'Looking at main.go'],
+    ['- [x] check the [docs](https://x.example) *now*', 'check the docs now'],
+    ['```go\nfunc x() {}\n```\nthen _this_ one', 'func x() {}'],
+    ['> quoted **bold** and snake_case_name', 'quoted bold and snake_case_name'],
+    ['---\n\n1. step one', 'step one'],
+  ])('%j', (src, want) => {
+    expect(markdownPreview(src)).toBe(want);
   });
 });

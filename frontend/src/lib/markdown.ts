@@ -84,7 +84,41 @@ export function safeUrl(href: string | null | undefined): string | null {
   }
 }
 
+// CommonMark decides whether ** opens or closes by the characters around it, and
+// counts full-width punctuation as punctuation: in 这是**“重点”**内容 or
+// **「引用」**です the delimiters next to “ ” 「 」 neither open nor close, and the
+// reader sees the asterisks. Like markdown-it-cjk-friendly (there is no such plugin
+// for marked), a ** pair is also taken as strong when the text it wraps begins or
+// ends with CJK punctuation and it sits next to CJK text; everything else is left
+// to marked's own rules.
+const CJK_PUNCT = '[\\u3000-\\u303f\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65\\u2018\\u2019\\u201c\\u201d\\u2026\\u00b7]';
+const CJK_CHAR = '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}]';
+const cjkStrongRe = new RegExp(`^\\*\\*(?![\\s*])([^\\n]*?[^\\s*\\\\])\\*\\*(?!\\*)`, 'u');
+const cjkEdge = new RegExp(`^${CJK_PUNCT}|${CJK_PUNCT}$`, 'u');
+const cjkNear = new RegExp(`${CJK_CHAR}|${CJK_PUNCT}`, 'u');
+const cjkChar = new RegExp(CJK_CHAR, 'u');
+
 const md = new Marked({ gfm: true, breaks: false, async: false });
+md.use({
+  extensions: [
+    {
+      name: 'cjkStrong',
+      level: 'inline',
+      start(src: string) {
+        const i = src.indexOf('**');
+        return i < 0 ? undefined : i;
+      },
+      tokenizer(src: string) {
+        const m = cjkStrongRe.exec(src);
+        if (!m || !cjkEdge.test(m[1])) return undefined;
+        // The text after the pair, or the wrapped text itself, is CJK: otherwise
+        // marked's rules stand (they are right for Latin text).
+        if (!cjkNear.test(src.slice(m[0].length, m[0].length + 1)) && !cjkChar.test(m[1])) return undefined;
+        return { type: 'strong', raw: m[0], text: m[1], tokens: this.lexer.inlineTokens(m[1]) };
+      },
+    },
+  ],
+});
 md.use({
   renderer: {
     html(token: Tokens.HTML | Tokens.Tag): string {
@@ -160,4 +194,30 @@ export function renderMarkdown(src: string): string {
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
   cache.set(src, html);
   return html;
+}
+
+/** Markdown's inline marks taken out of one line: emphasis, code spans, links. */
+function stripInline(s: string): string {
+  return s
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/(`+)(.+?)\1/g, '$2')
+    .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')
+    .replace(/(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])/g, '$1')
+    .replace(/(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])/g, '$1')
+    .replace(/~~(.+?)~~/g, '$1');
+}
+
+/**
+ * A one-line plain-text preview of Markdown (a folded reasoning block): the first
+ * line with text, without its heading, list or quote marker and inline marks;
+ * fences and rules are passed over. Cut to max characters.
+ */
+export function markdownPreview(src: string, max = 200): string {
+  for (const raw of stripAnsi(src).split('\n')) {
+    if (/^\s*(```|~~~)/.test(raw)) continue;
+    const line = stripInline(raw.replace(/^\s*(#{1,6}\s+|(>\s?)+|[-*+]\s+(\[[ xX]\]\s+)?|\d+[.)]\s+)/, '')).trim();
+    if (!line || /^[-*_=\s]+$/.test(line)) continue;
+    return line.length > max ? line.slice(0, max - 1) + '…' : line;
+  }
+  return '';
 }

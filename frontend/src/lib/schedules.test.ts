@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ScheduleFire, ScheduleItem } from '../api/types';
 import {
-  actionsFor, awaitingAnswer, countdown, fireSummary, groupSchedules, intervalLabel, joinArgs, kindLabel, sectionOf,
+  DEMO_LABEL, actionsFor, awaitingAnswer, countdown, fireSummary, fireTarget, groupSchedules, intervalLabel, joinArgs, kindLabel, sectionOf,
   splitArgs, stateLabel,
 } from './schedules';
 
@@ -115,5 +115,28 @@ describe('command lines', () => {
     for (const argv of [['dsh', 'run', '{prompt}'], ['say', "it's 5 o'clock", ''], ['x', '$(rm -rf /)', 'a"b']]) {
       expect(splitArgs(joinArgs(argv))).toEqual(argv);
     }
+  });
+});
+
+describe('demo schedules', () => {
+  it('are listed apart, say they never fire, and offer no action', () => {
+    for (const st of ['scheduled', 'overdue', 'paused'] as const) {
+      const it_ = item({ logbook_state: st, demo: true });
+      expect(sectionOf(it_)).toBe('demo');
+      expect(stateLabel(it_)).toBe(DEMO_LABEL);
+      expect(actionsFor(it_)).toEqual([]);
+    }
+    const g = groupSchedules([item({ demo: true }), item({ id: 'schedule-2' })]);
+    expect(g.demo).toHaveLength(1);
+    expect(g.upcoming).toHaveLength(1);
+  });
+});
+
+describe('fireTarget', () => {
+  it('names what Fire now runs', () => {
+    expect(fireTarget({ action: 'command', command: ['notify-send', 'a b'], webhook_url: '' })).toBe("run notify-send 'a b'");
+    expect(fireTarget({ action: 'webhook', command: [], webhook_url: 'https://h.example/x' })).toBe('POST to https://h.example/x');
+    expect(fireTarget({ action: 'notify', command: [], webhook_url: '' })).toBeNull();
+    expect(fireTarget(null)).toBeNull();
   });
 });

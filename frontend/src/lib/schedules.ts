@@ -2,9 +2,9 @@
 // without a browser: which section a schedule belongs in, what it may be asked to
 // do, and how its times read. Instants arrive as RFC 3339 UTC strings; everything
 // shown is local time.
-import type { ScheduleAction, ScheduleFire, ScheduleItem } from '../api/types';
+import type { ScheduleAction, ScheduleFire, ScheduleItem, SchedulerConfig } from '../api/types';
 
-export type Section = 'upcoming' | 'overdue' | 'paused' | 'completed' | 'deleted';
+export type Section = 'upcoming' | 'overdue' | 'paused' | 'completed' | 'deleted' | 'demo';
 
 export const SECTIONS: { key: Section; title: string; hint: string }[] = [
   { key: 'overdue', title: 'Overdue', hint: 'Their time passed while Logbook was closed or they were held back.' },
@@ -12,10 +12,15 @@ export const SECTIONS: { key: Section; title: string; hint: string }[] = [
   { key: 'paused', title: 'Paused', hint: 'Held in Logbook until you resume them.' },
   { key: 'completed', title: 'Completed', hint: 'Fired, dismissed, or finished in their session.' },
   { key: 'deleted', title: 'Deleted in session', hint: 'The agent removed them; Logbook never fires them.' },
+  { key: 'demo', title: 'Demo', hint: 'Scheduled prompts of the demo archive: shown, never fired.' },
 ];
+
+/** The state badge of a demo schedule. */
+export const DEMO_LABEL = 'demo — never fires';
 
 /** The section of the view a schedule is listed in. */
 export function sectionOf(it: ScheduleItem): Section {
+  if (it.demo) return 'demo';
   switch (it.logbook_state) {
     case 'scheduled':
       return 'upcoming';
@@ -40,7 +45,7 @@ export function lastActivity(it: ScheduleItem): number {
 
 /** Groups schedules into the view's sections, each in the order a reader wants. */
 export function groupSchedules(items: readonly ScheduleItem[]): Record<Section, ScheduleItem[]> {
-  const g: Record<Section, ScheduleItem[]> = { upcoming: [], overdue: [], paused: [], completed: [], deleted: [] };
+  const g: Record<Section, ScheduleItem[]> = { upcoming: [], overdue: [], paused: [], completed: [], deleted: [], demo: [] };
   for (const it of items) g[sectionOf(it)].push(it);
   const next = (it: ScheduleItem) => ms(it.logbook_next_fire ?? it.scheduled_at);
   const tie = (a: ScheduleItem, b: ScheduleItem) =>
@@ -50,6 +55,7 @@ export function groupSchedules(items: readonly ScheduleItem[]): Record<Section, 
   g.paused.sort((a, b) => ms(a.scheduled_at) - ms(b.scheduled_at) || tie(a, b));
   g.completed.sort((a, b) => lastActivity(b) - lastActivity(a) || tie(a, b));
   g.deleted.sort((a, b) => ms(b.created_at) - ms(a.created_at) || tie(a, b));
+  g.demo.sort((a, b) => ms(a.scheduled_at) - ms(b.scheduled_at) || tie(a, b));
   return g;
 }
 
@@ -61,6 +67,7 @@ export function awaitingAnswer(it: ScheduleItem): boolean {
 
 /** The buttons a schedule offers, in display order. */
 export function actionsFor(it: ScheduleItem): ScheduleAction[] {
+  if (it.demo) return []; // the scheduler never fires a demo's schedules
   switch (it.logbook_state) {
     case 'scheduled':
       return ['fire', 'snooze', 'skip', 'pause', 'dismiss'];
@@ -137,6 +144,7 @@ export function kindLabel(it: ScheduleItem): string {
 
 /** The state as words, with what Logbook is doing about it. */
 export function stateLabel(it: ScheduleItem): string {
+  if (it.demo) return DEMO_LABEL;
   switch (it.logbook_state) {
     case 'scheduled':
       return it.snoozed_until && ms(it.snoozed_until) === ms(it.logbook_next_fire) ? 'snoozed' : 'upcoming';
@@ -153,6 +161,7 @@ export function stateLabel(it: ScheduleItem): string {
 
 /** The badge tone of a state (a class of styles/app.css .badge). */
 export function stateTone(it: ScheduleItem): string {
+  if (it.demo) return 'shadowed';
   switch (it.logbook_state) {
     case 'scheduled':
       return 'ok';
@@ -193,6 +202,17 @@ export function fireSummary(f: ScheduleFire): string {
     default:
       return `fired ${TRIGGER_LABELS[f.trigger]}${how}`;
   }
+}
+
+/**
+ * What Fire now will run, for the confirm step: the command line or the webhook URL
+ * of the scheduler's configuration; null for the notify action, which runs nothing.
+ */
+export function fireTarget(c: Pick<SchedulerConfig, 'action' | 'command' | 'webhook_url'> | null): string | null {
+  if (!c) return null;
+  if (c.action === 'command') return 'run ' + (c.command?.length ? joinArgs(c.command) : '(no command set)');
+  if (c.action === 'webhook') return 'POST to ' + (c.webhook_url || '(no URL set)');
+  return null;
 }
 
 /** The time zone the browser shows local times in, e.g. "Europe/Berlin". */

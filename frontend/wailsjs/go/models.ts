@@ -287,6 +287,84 @@ export namespace app {
 	        this.self_test = source["self_test"];
 	    }
 	}
+	export class ScheduleRow {
+	    session_id: string;
+	    id: string;
+	    kind: string;
+	    prompt: string;
+	    after_seconds?: number;
+	    every_seconds?: number;
+	    status: string;
+	    state: string;
+	    // Go type: time
+	    scheduled_at: any;
+	    // Go type: time
+	    next_fire?: any;
+	    created_seq: number;
+	    // Go type: time
+	    created_at: any;
+	    dispatch_count: number;
+	    // Go type: time
+	    last_accepted_at?: any;
+	    cwd?: string;
+	    override?: string;
+	    // Go type: time
+	    snoozed_until?: any;
+	    logbook_state: string;
+	    // Go type: time
+	    logbook_next_fire?: any;
+	    fire_count: number;
+	    last_fire?: archive.ScheduleFire;
+	    demo?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ScheduleRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.id = source["id"];
+	        this.kind = source["kind"];
+	        this.prompt = source["prompt"];
+	        this.after_seconds = source["after_seconds"];
+	        this.every_seconds = source["every_seconds"];
+	        this.status = source["status"];
+	        this.state = source["state"];
+	        this.scheduled_at = this.convertValues(source["scheduled_at"], null);
+	        this.next_fire = this.convertValues(source["next_fire"], null);
+	        this.created_seq = source["created_seq"];
+	        this.created_at = this.convertValues(source["created_at"], null);
+	        this.dispatch_count = source["dispatch_count"];
+	        this.last_accepted_at = this.convertValues(source["last_accepted_at"], null);
+	        this.cwd = source["cwd"];
+	        this.override = source["override"];
+	        this.snoozed_until = this.convertValues(source["snoozed_until"], null);
+	        this.logbook_state = source["logbook_state"];
+	        this.logbook_next_fire = this.convertValues(source["logbook_next_fire"], null);
+	        this.fire_count = source["fire_count"];
+	        this.last_fire = this.convertValues(source["last_fire"], archive.ScheduleFire);
+	        this.demo = source["demo"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class SchedulerConfig {
 	    action: string;
 	    command: string[];
@@ -728,82 +806,6 @@ export namespace archive {
 	        this.error = source["error"];
 	        this.attempts = source["attempts"];
 	        this.settles = source["settles"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class ScheduleItem {
-	    session_id: string;
-	    id: string;
-	    kind: string;
-	    prompt: string;
-	    after_seconds?: number;
-	    every_seconds?: number;
-	    status: string;
-	    state: string;
-	    // Go type: time
-	    scheduled_at: any;
-	    // Go type: time
-	    next_fire?: any;
-	    created_seq: number;
-	    // Go type: time
-	    created_at: any;
-	    dispatch_count: number;
-	    // Go type: time
-	    last_accepted_at?: any;
-	    cwd?: string;
-	    override?: string;
-	    // Go type: time
-	    snoozed_until?: any;
-	    logbook_state: string;
-	    // Go type: time
-	    logbook_next_fire?: any;
-	    fire_count: number;
-	    last_fire?: ScheduleFire;
-	
-	    static createFrom(source: any = {}) {
-	        return new ScheduleItem(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.session_id = source["session_id"];
-	        this.id = source["id"];
-	        this.kind = source["kind"];
-	        this.prompt = source["prompt"];
-	        this.after_seconds = source["after_seconds"];
-	        this.every_seconds = source["every_seconds"];
-	        this.status = source["status"];
-	        this.state = source["state"];
-	        this.scheduled_at = this.convertValues(source["scheduled_at"], null);
-	        this.next_fire = this.convertValues(source["next_fire"], null);
-	        this.created_seq = source["created_seq"];
-	        this.created_at = this.convertValues(source["created_at"], null);
-	        this.dispatch_count = source["dispatch_count"];
-	        this.last_accepted_at = this.convertValues(source["last_accepted_at"], null);
-	        this.cwd = source["cwd"];
-	        this.override = source["override"];
-	        this.snoozed_until = this.convertValues(source["snoozed_until"], null);
-	        this.logbook_state = source["logbook_state"];
-	        this.logbook_next_fire = this.convertValues(source["logbook_next_fire"], null);
-	        this.fire_count = source["fire_count"];
-	        this.last_fire = this.convertValues(source["last_fire"], ScheduleFire);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

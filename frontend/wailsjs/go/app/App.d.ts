@@ -29,6 +29,8 @@ export function ImportStatus():Promise<app.ImportStatus>;
 
 export function Info():Promise<app.Info>;
 
+export function InterruptedSessions():Promise<Array<string>>;
+
 export function NewAPIKey(arg1:string):Promise<apikey.NewKey>;
 
 export function RevokeAPIKey(arg1:string):Promise<void>;
@@ -39,7 +41,7 @@ export function ScheduleFires(arg1:string,arg2:string):Promise<Array<archive.Sch
 
 export function SchedulerConfig():Promise<app.SchedulerConfig>;
 
-export function Schedules():Promise<Array<archive.ScheduleItem>>;
+export function Schedules():Promise<Array<app.ScheduleRow>>;
 
 export function Search(arg1:app.SearchRequest):Promise<index.Result>;
 

@@ -46,6 +46,10 @@ export function Info() {
   return window['go']['app']['App']['Info']();
 }
 
+export function InterruptedSessions() {
+  return window['go']['app']['App']['InterruptedSessions']();
+}
+
 export function NewAPIKey(arg1) {
   return window['go']['app']['App']['NewAPIKey'](arg1);
 }
