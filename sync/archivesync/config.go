@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logbook/logbook/internal/atomicfile"
 	arcsync "github.com/logbook/logbook/sync"
 	"github.com/logbook/logbook/sync/fsremote"
 	"github.com/logbook/logbook/sync/s3remote"
@@ -99,31 +100,13 @@ func LoadConfig(p Paths) (Config, error) {
 // SaveConfig writes sync.json atomically.
 func SaveConfig(p Paths, c Config) error { return writeJSONFile(p.Config(), c) }
 
+// writeJSONFile replaces path with v as indented JSON, through a rename.
 func writeJSONFile(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.Write(path, append(b, '\n'))
 }
 
 // OpenRemote opens a remote spec: a folder path, or
