@@ -1,7 +1,6 @@
 package archivesync
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -257,15 +256,16 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 				continue
 			}
 			target := ""
+			var prior *Pulled
 			if p, ok := st.Pulled[e.SessionID]; ok {
 				// The archive already reads this session from that file: a longer
 				// version from any machine continues it there.
-				target = p.Path
+				target, prior = p.Path, &p
 			}
 			if p, ok := pulled[e.SessionID]; ok {
 				target = p.Path
 			}
-			verdict, path, n, err := s.pullOne(ctx, m.Machine, e, pulled, target)
+			verdict, path, n, err := s.pullOne(ctx, m.Machine, e, pulled, target, prior)
 			rep.Bytes += n
 			if err != nil {
 				return rep, err
@@ -318,15 +318,42 @@ const (
 	pullConflict
 )
 
-// pullOne fetches e and relates it to the local archive's version of the
-// session: none or a prefix of e (import it), the same or longer (nothing
-// to do), or diverged (keep it aside as a conflict). It returns the file the
-// version is in and the bytes fetched.
-func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, already map[string]Pulled, target string) (pullVerdict, string, int64, error) {
-	tag := s.Repo.Key.Tag("machine", machine)[:16]
-	sid := s.Repo.Key.Tag("session", e.SessionID)[:24]
+// pullOne relates e to the local version of the session (the archive's, or
+// one taken earlier in this pull) and fetches it when it is needed: none
+// or a prefix of e (import it, into target when set), the same or longer
+// (nothing to fetch), or diverged (keep it aside as a conflict). A
+// diverged version from the machine whose older version this archive holds
+// unchanged (prior) is that machine rewriting its own session: an update.
+// It returns the file the version is in and the bytes fetched.
+func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, already map[string]Pulled, target string, prior *Pulled) (pullVerdict, string, int64, error) {
 	if err := os.MkdirAll(s.Paths.Work(), 0o700); err != nil {
 		return 0, "", 0, err
+	}
+	local, ln, lsum, err := s.localFile(ctx, e.SessionID, already)
+	if err != nil {
+		return 0, "", 0, err
+	}
+	if local != nil {
+		defer local.Close()
+		if _, pulledNow := already[e.SessionID]; !pulledNow {
+			defer os.Remove(local.Name()) // a spooled export
+		}
+	}
+	verdict := pullNew
+	if local != nil && e.Length <= ln {
+		// This archive holds at least as much: compare without fetching.
+		h, err := hashPrefix(local, e.Length)
+		if err != nil {
+			return 0, "", 0, err
+		}
+		switch {
+		case h != e.Hash:
+			verdict = pullConflict
+		case e.Length == ln:
+			return pullSame, "", 0, nil
+		default:
+			return pullBehind, "", 0, nil
+		}
 	}
 	tmp, err := os.CreateTemp(s.Paths.Work(), ".pull-*")
 	if err != nil {
@@ -337,42 +364,23 @@ func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, alre
 	if err := s.Repo.Pull(ctx, e, tmp); err != nil {
 		return 0, "", 0, err
 	}
-	// The local version: the archive's, or one taken earlier in this pull.
-	var local []byte
-	if p, ok := already[e.SessionID]; ok {
-		if local, err = os.ReadFile(p.Path); err != nil {
+	if local != nil && verdict == pullNew {
+		if h, err := hashPrefix(tmp, ln); err != nil {
 			return 0, "", e.Length, err
-		}
-	} else {
-		var buf bytes.Buffer
-		found, err := s.export(ctx, e.SessionID, &buf)
-		if err != nil {
-			return 0, "", e.Length, err
-		}
-		if found {
-			local = buf.Bytes()
+		} else if h != lsum {
+			verdict = pullConflict
 		}
 	}
-	verdict := pullNew
-	if local != nil {
-		rel, err := relate(tmp, e.Length, local)
-		if err != nil {
-			return 0, "", e.Length, err
+	if verdict == pullConflict && prior != nil && prior.Machine == machine && prior.Entry.Hash == lsum && prior.Entry.Length == ln {
+		verdict = pullNew // its origin rewrote it; the archive keeps the old lines as superseded
+	}
+	path := target
+	if verdict == pullConflict || path == "" {
+		dir := s.Paths.In()
+		if verdict == pullConflict {
+			dir = s.Paths.Conflicts()
 		}
-		verdict = rel
-	}
-	var dir string
-	switch verdict {
-	case pullSame, pullBehind:
-		return verdict, "", e.Length, nil
-	case pullNew:
-		dir = filepath.Join(s.Paths.In(), tag, sid)
-	case pullConflict:
-		dir = filepath.Join(s.Paths.Conflicts(), tag, sid)
-	}
-	path := filepath.Join(dir, "session.jsonl")
-	if verdict == pullNew && target != "" {
-		path = target
+		path = filepath.Join(dir, s.Repo.Key.Tag("machine", machine)[:16], s.Repo.Key.Tag("session", e.SessionID)[:24], "session.jsonl")
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return 0, "", e.Length, err
@@ -389,22 +397,33 @@ func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, alre
 	return verdict, path, e.Length, nil
 }
 
-// relate compares the pulled bytes (f, n long) with the local version.
-func relate(f *os.File, n int64, local []byte) (pullVerdict, error) {
-	short := min(n, int64(len(local)))
-	buf := make([]byte, short)
-	if _, err := f.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
-		return 0, err
+// localFile opens the local version of session id: the file pulled for it
+// earlier in this pull, or the archive's export spooled to a temp file.
+// It returns nil when there is none.
+func (s *Syncer) localFile(ctx context.Context, id string, already map[string]Pulled) (*os.File, int64, crypt.Hash, error) {
+	var sum crypt.Hash
+	if p, ok := already[id]; ok {
+		f, err := os.Open(p.Path)
+		if err != nil {
+			return nil, 0, sum, err
+		}
+		return f, p.Entry.Length, p.Entry.Hash, nil
 	}
-	switch {
-	case !bytes.Equal(buf, local[:short]):
-		return pullConflict, nil
-	case n == int64(len(local)):
-		return pullSame, nil
-	case n < int64(len(local)):
-		return pullBehind, nil
+	if ok, err := s.holds(ctx, id); !ok || err != nil {
+		return nil, 0, sum, err
 	}
-	return pullNew, nil
+	return s.spool(ctx, id)
+}
+
+// hashPrefix hashes the first n bytes of f.
+func hashPrefix(f *os.File, n int64) (crypt.Hash, error) {
+	var sum crypt.Hash
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, n)); err != nil {
+		return sum, err
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, nil
 }
 
 // localVersion describes the archive's version of a session.
@@ -419,18 +438,23 @@ func (s *Syncer) localVersion(ctx context.Context, id string) (Version, error) {
 	return Version{Machine: s.Machine, Local: true, Length: cw.n, SHA256: sum.String()}, nil
 }
 
-// export writes the archive's logical JSONL of exactly session id (the
-// archive's Session also matches an id prefix); found is false when the
-// archive does not hold it.
+// export writes the archive's logical JSONL of session id; found is false
+// when the archive does not hold it.
 func (s *Syncer) export(ctx context.Context, id string, w io.Writer) (found bool, err error) {
+	if ok, err := s.holds(ctx, id); !ok || err != nil {
+		return false, err
+	}
+	return true, s.Archive.ExportJSONL(ctx, id, w)
+}
+
+// holds reports whether the archive holds exactly session id (its Session
+// also matches an unambiguous id prefix).
+func (s *Syncer) holds(ctx context.Context, id string) (bool, error) {
 	sess, err := s.Archive.Session(ctx, id)
 	if errors.Is(err, archive.ErrNotFound) || err == nil && sess.ID != id {
 		return false, nil
 	}
-	if err != nil {
-		return false, err
-	}
-	return true, s.Archive.ExportJSONL(ctx, id, w)
+	return err == nil, err
 }
 
 // addConflict records v as a version of the conflicting session id, with

@@ -131,3 +131,53 @@ func TestConcurrentSyncs(t *testing.T) {
 		}
 	}
 }
+
+func exportOf(t *testing.T, s *archivesync.Syncer, id string) string {
+	t.Helper()
+	var b strings.Builder
+	require.NoError(t, s.Archive.ExportJSONL(context.Background(), id, &b))
+	return b.String()
+}
+
+// A session its origin rewrote (not an append) replaces the version other
+// machines pulled from it, as a rewritten file does on import: an update,
+// not a conflict. A pull with nothing new fetches nothing.
+func TestPullTakesTheOriginsRewrite(t *testing.T) {
+	ctx := context.Background()
+	key, err := crypt.Generate()
+	require.NoError(t, err)
+	remote := fsremote.New(t.TempDir())
+	v1 := dshgen.Generate(dshgen.Options{Seed: 1, ID: "session-r", Cwd: "/p", Turns: 3})
+	v2 := dshgen.Generate(dshgen.Options{Seed: 2, ID: "session-r", Cwd: "/p", Turns: 6})
+	require.Greater(t, v2.Size(), v1.Size())
+	a := machine(t, remote, key, "a")
+	root := t.TempDir()
+	path, err := v1.WriteFile(root, false)
+	require.NoError(t, err)
+	_, err = a.Archive.Import(ctx, []string{path}, archive.ImportOptions{})
+	require.NoError(t, err)
+	_, err = a.Push(ctx)
+	require.NoError(t, err)
+	b := machine(t, remote, key, "b")
+	_, err = b.Pull(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, string(v1.JSONL()), exportOf(t, b, "session-r"))
+
+	_, err = v2.WriteFile(root, false)
+	require.NoError(t, err)
+	rep, err := a.Archive.Import(ctx, []string{path}, archive.ImportOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "rewritten", rep.Files[0].Action)
+	_, err = a.Push(ctx)
+	require.NoError(t, err)
+	pr, err := b.Pull(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, pr.Conflicts)
+	assert.Equal(t, 1, pr.Pulled)
+	assert.Equal(t, exportOf(t, a, "session-r"), exportOf(t, b, "session-r"))
+
+	pr, err = b.Pull(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, pr.Bytes)
+	assert.Equal(t, 1, pr.Unchanged)
+}
