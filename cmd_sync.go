@@ -132,6 +132,11 @@ func (e *env) withSyncer(ctx context.Context, quiet bool, fn func(*archivesync.S
 	if err := e.needWritable("sync"); err != nil {
 		return err
 	}
+	release, err := archivesync.Lock(e.syncPaths())
+	if err != nil {
+		return err
+	}
+	defer release()
 	c, rp, err := archivesync.Open(ctx, e.syncPaths())
 	if err != nil {
 		return err

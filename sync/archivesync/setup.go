@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	arcsync "github.com/logbook/logbook/sync"
@@ -56,8 +58,20 @@ func Init(ctx context.Context, p Paths, spec, passphrase string, logN int) (Conf
 		os.Remove(p.Key()) // nothing was encrypted with it yet
 		return Config{}, nil, err
 	}
-	c := Config{Remote: spec, Machine: NewMachineID(), Created: time.Now().UTC()}
+	c := Config{Remote: canonical(spec), Machine: NewMachineID(), Created: time.Now().UTC()}
 	return c, k, SaveConfig(p, c)
+}
+
+// canonical is the spec as sync.json keeps it: a folder as an absolute path,
+// so a later sync from another working directory finds it.
+func canonical(spec string) string {
+	if strings.HasPrefix(spec, "s3://") {
+		return spec
+	}
+	if abs, err := filepath.Abs(spec); err == nil {
+		return abs
+	}
+	return spec
 }
 
 // Join adds this machine to the archive on the remote: it opens the
@@ -81,7 +95,7 @@ func Join(ctx context.Context, p Paths, spec, passphrase string) (Config, *crypt
 	if err := k.Save(p.Key()); err != nil {
 		return Config{}, nil, err
 	}
-	c := Config{Remote: spec, Machine: NewMachineID(), Created: time.Now().UTC()}
+	c := Config{Remote: canonical(spec), Machine: NewMachineID(), Created: time.Now().UTC()}
 	return c, k, SaveConfig(p, c)
 }
 

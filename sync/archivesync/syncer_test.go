@@ -181,3 +181,15 @@ func TestPullTakesTheOriginsRewrite(t *testing.T) {
 	assert.Zero(t, pr.Bytes)
 	assert.Equal(t, 1, pr.Unchanged)
 }
+
+func TestLockOneSyncAtATime(t *testing.T) {
+	p := archivesync.Paths{Dir: t.TempDir()}
+	release, err := archivesync.Lock(p)
+	require.NoError(t, err)
+	_, err = archivesync.Lock(p)
+	assert.ErrorIs(t, err, archivesync.ErrBusy)
+	release()
+	release, err = archivesync.Lock(p)
+	require.NoError(t, err)
+	release()
+}
