@@ -37,6 +37,9 @@ import (
 // ErrNotConfigured means `logbook sync init` or `join` has not run here.
 var ErrNotConfigured = errors.New("sync is not set up in this data directory: run `logbook sync init REMOTE` on the first machine, `logbook sync join REMOTE` on the others")
 
+// ErrBusy means another sync of this data directory is running (Lock).
+var ErrBusy = errors.New("another `logbook sync` of this data directory is running; try again when it is done")
+
 // ErrConfigured means init or join found this data directory already set up.
 var ErrConfigured = errors.New("sync is already set up in this data directory (sync.json and sync.key exist)")
 

@@ -10,9 +10,6 @@ import (
 	"syscall"
 )
 
-// ErrBusy means another sync of this data directory is running.
-var ErrBusy = errors.New("another `logbook sync` of this data directory is running; try again when it is done")
-
 // Lock takes the data directory's sync lock (an flock on DATA/sync/lock,
 // dropped by the kernel if the process dies), so two syncs of one data
 // directory never interleave their state. Other machines need no lock.
