@@ -46,8 +46,8 @@ func (s *Syncer) progress(format string, args ...any) {
 type PushReport struct {
 	Machine  string `json:"machine"`
 	Sessions int    `json:"sessions"` // listed in this machine's manifest
-	// Pushed sessions changed since the last push; Unchanged were skipped on
-	// their archive revision; FromOthers are other machines' bytes, left to them.
+	// Pushed sessions changed since the last push; Unchanged did not;
+	// FromOthers are other machines' bytes, left to them to publish.
 	Pushed     int   `json:"pushed"`
 	Unchanged  int   `json:"unchanged"`
 	FromOthers int   `json:"from_others"`
@@ -86,9 +86,11 @@ func (s *Syncer) Push(ctx context.Context) (*PushReport, error) {
 		prev, had := st.Pushed[id]
 		if had && prev.Revision == revs[id] {
 			next[id] = prev
-			rep.Unchanged++
 			if prev.Entry != nil {
+				rep.Unchanged++
 				entries = append(entries, *prev.Entry)
+			} else {
+				rep.FromOthers++
 			}
 			continue
 		}
@@ -292,6 +294,9 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 			return rep, err
 		}
 		rep.Import = ir
+		if err := s.notePulled(ctx, st, ir, pulled); err != nil {
+			return rep, err
+		}
 	}
 	for id, p := range pulled {
 		st.Pulled[id] = p
@@ -307,6 +312,27 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 	st.Conflicts = rep.Conflicts
 	st.LastPull = s.Now().UTC()
 	return rep, st.Save(s.Paths)
+}
+
+// notePulled records, for the sessions the import took in whole, that the
+// archive's revision of them holds another machine's bytes, so the next push
+// leaves them to that machine without exporting them again.
+func (s *Syncer) notePulled(ctx context.Context, st *State, ir *archive.ImportReport, pulled map[string]Pulled) error {
+	revs, err := s.Archive.Revisions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, f := range ir.Files {
+		p, ok := pulled[f.SessionID]
+		if !ok || p.Path != f.Path || f.Verdict != archive.VerdictOK {
+			continue
+		}
+		switch f.Action {
+		case "new", "appended", "rewritten", "unchanged":
+			st.Pushed[f.SessionID] = Pushed{Revision: revs[f.SessionID], Origin: p.Machine}
+		}
+	}
+	return nil
 }
 
 type pullVerdict int
