@@ -193,3 +193,51 @@ func TestLockOneSyncAtATime(t *testing.T) {
 	require.NoError(t, err)
 	release()
 }
+
+// cancelOnOpen cancels its context at the n-th piece read.
+type cancelOnOpen struct {
+	arcsync.Remote
+	n, opens int
+	cancel   context.CancelFunc
+}
+
+func (c *cancelOnOpen) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	if strings.HasPrefix(name, "data/") {
+		if c.opens++; c.opens == c.n {
+			c.cancel()
+			return nil, ctx.Err()
+		}
+	}
+	return c.Remote.Open(ctx, name)
+}
+
+// A pull cut short imports nothing half-way; the next one takes everything.
+func TestPullResumesAfterInterruption(t *testing.T) {
+	ctx := context.Background()
+	key, err := crypt.Generate()
+	require.NoError(t, err)
+	remote := fsremote.New(t.TempDir())
+	var logs []*dshgen.Log
+	for i := range 4 {
+		logs = append(logs, dshgen.Generate(dshgen.Options{Seed: uint64(30 + i), Cwd: "/p", Turns: 4}))
+	}
+	a := machine(t, remote, key, "a", logs...)
+	_, err = a.Push(ctx)
+	require.NoError(t, err)
+	b := machine(t, remote, key, "b")
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b.Repo.Remote = &cancelOnOpen{Remote: remote, n: 3, cancel: cancel}
+	_, err = b.Pull(cctx)
+	require.ErrorIs(t, err, context.Canceled)
+	held, err := b.Archive.ListSessions(ctx, archive.SessionFilter{})
+	require.NoError(t, err)
+	assert.Empty(t, held)
+	b.Repo.Remote = remote
+	pr, err := b.Pull(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 4, pr.Pulled)
+	for _, l := range logs {
+		assert.Equal(t, string(l.JSONL()), exportOf(t, b, l.ID()))
+	}
+}
