@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -303,10 +304,10 @@ func cmdSyncStatus(ctx context.Context, e *env, args []string) error {
 		return writeJSON(e.stdout, out)
 	}
 	never := func(v any) string {
-		if v == nil {
-			return "never"
+		if t, ok := v.(time.Time); ok {
+			return t.Local().Format(time.RFC3339)
 		}
-		return fmt.Sprint(v)
+		return "never"
 	}
 	fmt.Fprintf(e.stdout, "remote:    %s\nmachine:   %s\nlast push: %s (%d sessions published by this machine)\nlast pull: %s (%d sessions from other machines)\n",
 		termSafe(c.Remote), termSafe(c.Machine), never(out.LastPush), out.SessionsPushed, never(out.LastPull), out.SessionsPulled)
