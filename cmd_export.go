@@ -15,9 +15,10 @@ import (
 // aside for it.
 func cmdExport(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	format := fs.String("format", "jsonl", "export format: jsonl")
+	format := fs.String("format", "jsonl", "export format: jsonl, md, html, bundle, or openhands (the conversation's original files, into -o DIR)")
 	out := fs.String("o", "", "write to FILE instead of standard output (never over an existing file without --force)")
 	force := fs.Bool("force", false, "with -o: replace an existing FILE (or link)")
+	render := addRenderFlags(fs) // md, html: cmd_export_render.go
 	kept := fs.String("kept", "", "instead of the archived session, the bytes the archive kept aside for it: upstream (a damaged or shorter version of the source it did not take), original (a corrupt or unsupported file), tail (a dropped torn tail)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -26,8 +27,11 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usageError{fmt.Errorf("name one session")}
 	}
-	if *format != "jsonl" {
-		return usageError{fmt.Errorf("unknown format %q (supported: jsonl)", *format)}
+	if *format != "jsonl" && *format != "openhands" && !isRenderFormat(*format) {
+		return usageError{fmt.Errorf("unknown format %q (supported: jsonl, md, html, bundle, openhands)", *format)}
+	}
+	if *format == "openhands" && (*out == "" || *kept != "") {
+		return usageError{fmt.Errorf("--format openhands writes the conversation's files into a folder: name it with -o DIR")}
 	}
 	s, err := e.openArchive(ctx)
 	if err != nil {
@@ -39,6 +43,17 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	sess, err := s.Session(ctx, pos[0])
 	if err != nil {
 		return err
+	}
+	if *format == "openhands" {
+		// The files under their original names, byte for byte; an existing file
+		// is never overwritten (--force does not apply to a folder's contents).
+		return s.ExportOriginal(ctx, sess.ID, *out)
+	}
+	if isRenderFormat(*format) {
+		if *kept != "" {
+			return usageError{fmt.Errorf("--kept exports raw bytes: use it with --format jsonl")}
+		}
+		return exportRendered(ctx, e, s, sess.ID, *format, render, *out, *force)
 	}
 	var w io.Writer = e.stdout
 	var f *outFile

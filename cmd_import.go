@@ -42,7 +42,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 			if *asJSON {
 				return writeJSON(e.stdout, &archive.ImportReport{Files: []archive.FileReport{}, Gone: []string{}})
 			}
-			fmt.Fprintln(e.stdout, "No dsh session roots found (looked for $DSH_HOME/sessions and ~/.dsh/sessions). Pass a path to import: logbook import PATH")
+			fmt.Fprintln(e.stdout, "No dsh session roots found (looked for $DSH_HOME/sessions and ~/.dsh/sessions), nor OpenHands conversations (~/.openhands, $OPENHANDS_CONVERSATIONS_DIR, $OPENHANDS_PERSISTENCE_DIR/conversations). Pass a path to import: logbook import PATH")
 			return nil
 		}
 		paths = roots

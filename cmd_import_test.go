@@ -245,17 +245,7 @@ func TestImportDefaultRoots(t *testing.T) {
 }
 
 func TestBinaryImportJSON(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not found")
-	}
-	bin := filepath.Join(t.TempDir(), "logbook")
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	bin := buildBinary(t)
 
 	root := t.TempDir()
 	l, _ := genLog(t, root, 5, "/home/u/bin", true)
@@ -270,4 +260,21 @@ func TestBinaryImportJSON(t *testing.T) {
 	require.Len(t, files, 1)
 	assert.Equal(t, l.ID(), files[0]["session_id"])
 	assert.Equal(t, "ok", files[0]["verdict"])
+}
+
+// buildBinary builds the logbook binary into a temporary directory (skipped
+// with -short, or without the go tool).
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not found")
+	}
+	bin := filepath.Join(t.TempDir(), "logbook")
+	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
 }

@@ -44,6 +44,9 @@ func runWindow(_ context.Context, e *env, o uiOptions) error {
 	if o.noImport {
 		args = append(args, "--no-import")
 	}
+	if o.noFollow {
+		args = append(args, "--no-follow")
+	}
 	if o.demoIfEmpty {
 		args = append(args, "--demo-if-empty")
 	}

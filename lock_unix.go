@@ -47,3 +47,24 @@ func lockDataDir(dir, what string) (release func(), err error) {
 		f.Close()
 	}, nil
 }
+
+// instanceHolder names the window, serve or scheduler holding the data
+// directory's instance lock (as its lock file records it), or "" when none runs.
+// It only tests the lock: a shared lock conflicts with the holder's exclusive one.
+func instanceHolder(dir string) string {
+	p := filepath.Join(dir, lockFile)
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return ""
+	}
+	b, _ := os.ReadFile(p)
+	if who := strings.TrimSpace(string(b)); who != "" {
+		return who
+	}
+	return "another Logbook"
+}

@@ -315,12 +315,14 @@ func (e *env) newScheduler(s *archive.Store, cfg *scheduler.Config, notify func(
 
 // uiOptions are the flags the browser UI (serve) and the window share.
 type uiOptions struct {
-	noImport    bool // skip the start-up import of the session roots
+	noImport    bool // skip the start-up import of the session roots (and live follow)
+	noFollow    bool // import on start, but do not follow the roots live
 	demoIfEmpty bool // fill an empty archive with the labelled demo
 }
 
 func (o *uiOptions) register(fs *flag.FlagSet) {
-	fs.BoolVar(&o.noImport, "no-import", false, "do not import the session roots on start")
+	fs.BoolVar(&o.noImport, "no-import", false, "do not import the session roots on start, nor follow them live")
+	fs.BoolVar(&o.noFollow, "no-follow", false, "import the session roots on start, but do not follow them live (import again with Import now)")
 	fs.BoolVar(&o.demoIfEmpty, "demo-if-empty", false, "fill an empty archive with a clearly labelled demo archive")
 }
 
@@ -380,5 +382,8 @@ func (e *env) openUI(ctx context.Context, o uiOptions, syncNow bool, who string)
 	}
 	u.deps.Scheduler = e.newScheduler(u.archive, nil, nil)
 	u.deps.ImportOnStart, u.deps.DemoIfEmpty = !o.noImport, o.demoIfEmpty
+	// Live follow: a session an agent is writing shows as it grows. It imports
+	// the roots, so --no-import turns it off too.
+	u.deps.Follow = !o.noImport && !o.noFollow
 	return u, nil
 }

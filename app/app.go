@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +50,10 @@ type Deps struct {
 	// APIKeys are the keys tools and scripts present to the machine-to-machine
 	// endpoints (package apikey); New keeps them in DataDir/apikeys.json when nil.
 	APIKeys *apikey.Store
+	// Follow makes the app follow the import roots live while it runs (package
+	// sync/follow): a session an agent is writing is imported as it grows, and the
+	// views follow. With ImportOnStart it starts once the start-up import is done.
+	Follow bool
 	// WatchEvery is how often the app looks for changes other processes made to the
 	// archive (5 s when 0; negative turns the watch off).
 	WatchEvery time.Duration
@@ -72,7 +75,9 @@ type App struct {
 	demo       bool
 	stamp      int64 // the archive's change stamp last seen (see watch.go)
 	stampKnown bool
-	watchWG    sync.WaitGroup // the archive watch (watch.go), apart from wg's finite work
+	watchWG    sync.WaitGroup // the archive watch (watch.go) and live follow (follow.go), apart from wg's finite work
+
+	follow liveFollow
 }
 
 // New builds the app; call Startup before use.
@@ -112,6 +117,9 @@ func (a *App) Startup(ctx context.Context) {
 	a.startScheduler()
 	a.noteStamp()
 	a.watchArchive()
+	if !a.deps.ImportOnStart {
+		a.startFollow()
+	}
 	if (a.deps.ImportOnStart || a.deps.DemoIfEmpty) && a.track() {
 		go func() {
 			defer a.wg.Done()
@@ -137,12 +145,15 @@ func (a *App) track() bool {
 // startupWork is the start-up import and the demo for an empty archive.
 func (a *App) startupWork() {
 	if a.deps.ImportOnStart {
-		roots := slices.Clone(a.deps.Roots)
+		roots := a.roots()
 		if err := a.beginImport(roots, nil); err != nil {
 			a.log.Info("start-up import skipped", "err", err)
 		} else {
 			a.finishImport(a.importRoots(a.ctx, roots))
 		}
+		// Follow from here: the follower's first pass finds the files the import
+		// just read unchanged (a stat each), and takes what was written meanwhile.
+		a.startFollow()
 	}
 	if !a.deps.DemoIfEmpty {
 		return
@@ -197,7 +208,7 @@ func (a *App) Info() (Info, error) {
 	if a.events.desktop() {
 		mode = "desktop"
 	}
-	return Info{Version: a.deps.Version, Mode: mode, DataDir: a.deps.DataDir, Roots: a.deps.Roots,
+	return Info{Version: a.deps.Version, Mode: mode, DataDir: a.deps.DataDir, Roots: a.roots(),
 		Sessions: len(ss), Demo: a.demo, Importing: a.importing, SelfTest: a.deps.SelfTest}, nil
 }
 

@@ -55,7 +55,7 @@ const progressEvery = 100 * time.Millisecond
 // index level with the archive. Progress arrives as import:progress events and the
 // outcome as import:done and archive:changed. Only one import runs at a time.
 func (a *App) StartImport() error {
-	roots := slices.Clone(a.deps.Roots)
+	roots := a.roots()
 	if err := a.beginImport(roots, nil); err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (a *App) ImportStatus() (ImportStatus, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	st := ImportStatus{Roots: a.deps.Roots, Running: a.importing, Files: files}
+	st := ImportStatus{Roots: a.roots(), Running: a.importing, Files: files}
 	if a.lastRun != nil {
 		run := *a.lastRun // runs are replaced, never changed in place, so a copy is stable
 		st.Last = &run

@@ -51,5 +51,15 @@ func isWailsContext(ctx context.Context) bool {
 	return fe && ev
 }
 
+// saver is the desktop window's save dialog (the Export dialog's "Save as…").
+type saver interface {
+	// SaveFile asks where to save a file named name; "" when the person cancels.
+	SaveFile(name string) (string, error)
+}
+
+func (w wailsShell) SaveFile(name string) (string, error) {
+	return wruntime.SaveFileDialog(w.ctx, wruntime.SaveDialogOptions{DefaultFilename: name, Title: "Export session"})
+}
+
 // newWailsShell returns the shell for a context that isWailsContext accepted.
 func newWailsShell(ctx context.Context) shell { return wailsShell{ctx: ctx} }

@@ -62,6 +62,13 @@ func (a *App) catchUp() {
 	if first {
 		return // the starting point, not a change
 	}
+	a.catchUpWith([]string{})
+}
+
+// catchUpWith brings the search index and the scheduler level with the archive
+// and tells the open views which sessions changed (none named: the lists and
+// search refresh, an open conversation stays as it is).
+func (a *App) catchUpWith(sessions []string) {
 	if a.deps.Index != nil {
 		if _, err := a.deps.Index.Sync(a.ctx, a.deps.Archive, nil); err != nil && !errors.Is(err, index.ErrClosed) {
 			a.log.Warn("search index catch-up failed", "err", err)
@@ -72,7 +79,10 @@ func (a *App) catchUp() {
 			a.log.Warn("scheduler reload failed", "err", err)
 		}
 	}
-	a.events.Publish(EventArchiveChanged, ArchiveChanged{Sessions: []string{}})
+	if len(sessions) > 0 {
+		a.noteStamp() // this process's own change: the watch need not catch up with it
+	}
+	a.events.Publish(EventArchiveChanged, ArchiveChanged{Sessions: sessions})
 }
 
 // noteStamp records the archive's change stamp after this app changed it itself.

@@ -51,18 +51,18 @@ func (s *Store) SessionBlocks(ctx context.Context, sessionID string, fn func(Blo
 	}
 	defer tx.Rollback()
 	var pk, rev int64
-	var project, title string
+	var project, title, agent string
 	var created int64
 	var last sql.NullInt64
-	err = tx.QueryRowContext(ctx, `SELECT pk, revision, project, COALESCE(title, ''), created_at, last_time FROM sessions WHERE id = ?`,
-		sessionID).Scan(&pk, &rev, &project, &title, &created, &last)
+	err = tx.QueryRowContext(ctx, `SELECT pk, revision, project, COALESCE(title, ''), created_at, last_time, agent FROM sessions WHERE id = ?`,
+		dashedID(sessionID)).Scan(&pk, &rev, &project, &title, &created, &last, &agent)
 	if err == sql.ErrNoRows {
 		return 0, fmt.Errorf("session %q: %w", sessionID, ErrNotFound)
 	}
 	if err != nil {
 		return 0, err
 	}
-	base := Block{SessionID: sessionID, Project: project, Agent: "dsh"}
+	base := Block{SessionID: sessionID, Project: project, Agent: agent}
 	emit := func(b Block) error {
 		b.SessionID, b.Project, b.Agent = base.SessionID, base.Project, base.Agent
 		if b.ID == "" {

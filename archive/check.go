@@ -11,6 +11,9 @@ import (
 // CheckFile reads a session file and reports the verdict an import would give,
 // without touching the archive.
 func CheckFile(path string, opts ImportOptions) FileReport {
+	if fm := formatOfPath(path); fm != dshName {
+		return checkSource(formatNamed(fm), path)
+	}
 	f, fi, err := openRegular(path)
 	if err != nil {
 		return failedReport(path, err)

@@ -30,21 +30,12 @@ func DefaultRoots() []string {
 	return out
 }
 
-// isSource reports whether an entry met in a walked folder is a session source of
-// one of the formats.
-func isSource(path string, e fs.DirEntry) bool {
-	for _, f := range formats() {
-		if f.IsSource(path, e) {
-			return true
-		}
-	}
-	return false
-}
-
 // Discovered is the result of expanding import paths into session sources.
 type Discovered struct {
 	Files []string // absolute paths of session sources (files, or folders for a format whose sessions are folders), sorted
 	Roots []string // folders that were walked (for "gone upstream" checks)
+	// Formats names the format of each source (format.Format.Name), by path.
+	Formats map[string]string
 	// Problems holds every path that could not be taken, and why, as a problem with
 	// a stable kind:
 	// not-regular-file for a named pipe, device or socket (named on the command line,
@@ -124,12 +115,13 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 // Only regular files are taken (a symbolic link counts as what it points to): a
 // named pipe, device or socket is reported in Problems instead.
 func Discover(paths []string) Discovered {
-	d := Discovered{Problems: map[string]*Problem{}}
+	d := Discovered{Problems: map[string]*Problem{}, Formats: map[string]string{}}
 	seen := map[string]bool{}
-	add := func(p string) {
+	add := func(p, format string) {
 		if !seen[p] {
 			seen[p] = true
 			d.Files = append(d.Files, p)
+			d.Formats[p] = format
 		}
 	}
 	fail := func(p string, kind Kind, why string) {
@@ -154,7 +146,7 @@ func Discover(paths []string) Discovered {
 				notRegular(abs, fi.Mode())
 				continue
 			}
-			add(abs)
+			add(abs, formatOfPath(abs))
 			continue
 		}
 		// A root named through a symbolic link is walked where it leads: WalkDir
@@ -173,15 +165,16 @@ func Discover(paths []string) Discovered {
 				}
 				return nil
 			}
-			if !isSource(path, e) {
+			format := sourceFormat(path, e)
+			if format == "" {
 				return nil
 			}
 			if e.IsDir() {
-				add(path) // a session that is a folder of files
+				add(path, format) // a session that is a folder of files
 				return fs.SkipDir
 			}
 			if e.Type().IsRegular() {
-				add(path)
+				add(path, format)
 				return nil
 			}
 			// A session file that is not a plain file: follow a symbolic link, and
@@ -191,7 +184,7 @@ func Discover(paths []string) Discovered {
 			case err != nil:
 				fail(path, faultKind(err), err.Error())
 			case fi.Mode().IsRegular():
-				add(path)
+				add(path, format)
 			default:
 				notRegular(path, fi.Mode())
 			}

@@ -15,6 +15,7 @@ import (
 // fileUpsert is everything saved on a files row.
 type fileUpsert struct {
 	path       string
+	format     string // files.format: "dsh-v0", or "<format>/<layout>"
 	compressed bool
 	sessionPK  any
 	id         identity
@@ -43,9 +44,9 @@ var fileSQL = map[string]string{
 		INSERT INTO files (path, format, compressed, session_pk, size, mtime_ns, inode, ctime_ns, head_hash, tail_hash,
 			prefix_sums, cursor, verdict, error_kind, error_line, error_offset, error_message, records, events, last_seq,
 			gone, first_seen, last_import)
-		VALUES (?, 'dsh-v0', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
 		ON CONFLICT (path) DO UPDATE SET
-			compressed = excluded.compressed, session_pk = excluded.session_pk, size = excluded.size,
+			format = excluded.format, compressed = excluded.compressed, session_pk = excluded.session_pk, size = excluded.size,
 			mtime_ns = excluded.mtime_ns, inode = excluded.inode, ctime_ns = excluded.ctime_ns,
 			prefix_sums = excluded.prefix_sums, upstream = NULL, head_hash = excluded.head_hash,
 			tail_hash = excluded.tail_hash, cursor = excluded.cursor, verdict = excluded.verdict,
@@ -76,13 +77,21 @@ func (s *Store) upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64
 	defer stmt.Close()
 	var id int64
 	err := stmt.QueryRowContext(ctx,
-		u.path, boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, nil, nil, // head and tail hashes: rows written now have prefix sums instead
+		u.path, fileFormat(u.format), boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, nil, nil, // head and tail hashes: rows written now have prefix sums instead
 		u.sums, cursor,
 		string(u.verdict), kind, line, off, msg, u.records, u.events, u.lastSeq, u.now, u.now, gen).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("save file %s: %w", u.path, err)
 	}
 	return id, nil
+}
+
+// fileFormat is files.format for a file: dsh's when none is named.
+func fileFormat(f string) string {
+	if f == "" {
+		return "dsh-v0"
+	}
+	return f
 }
 
 // saveProblems replaces a file's stored problems.

@@ -1,20 +1,79 @@
 package archive
 
 import (
+	"bytes"
+	"io"
+	"io/fs"
+	"os"
+
 	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/archive/format"
+	"github.com/logbook/logbook/archive/openhands"
 )
 
 // formats are the log formats the archive reads, in the order a walked entry is
 // offered to them. This is the one place formats are named: a second format plugs in
 // by implementing format.Format and being added here.
 func formats() []format.Format {
-	return []format.Format{dsh.Format{}}
+	return []format.Format{dsh.Format{}, openhands.Format{}}
 }
 
-// formatOf is the format of an archived session. Every session is dsh's until a
-// second format's sessions are imported; the sessions table then records which.
-func formatOf(timelineSession) format.Format { return dsh.Format{} }
+// dshName is the name of the format whose sources the import streams itself
+// (importjob.go); every other format is read through format.SourceReader.
+const dshName = "dsh"
+
+// formatNamed is the format of that name; an unknown name (a session stored by a
+// later version) is read as dsh's, whose projection skips what it cannot decode.
+func formatNamed(name string) format.Format {
+	for _, f := range formats() {
+		if f.Name() == name {
+			return f
+		}
+	}
+	return dsh.Format{}
+}
+
+// formatOf is the format of an archived session, as sessions.format records it.
+func formatOf(ts timelineSession) format.Format { return formatNamed(ts.format) }
+
+// sourceFormat is the name of the format whose source the entry met in a walk
+// is, or "" when it is none's. The first format to claim it takes it.
+func sourceFormat(path string, e fs.DirEntry) string {
+	for _, f := range formats() {
+		if f.IsSource(path, e) {
+			return f.Name()
+		}
+	}
+	return ""
+}
+
+// formatOfPath is the format of a path named on its own: a folder is a source
+// when a format claims it; a file is dsh's unless another format claims it (a
+// user may point at a renamed dsh log).
+func formatOfPath(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return dshName
+	}
+	name := sourceFormat(path, fs.FileInfoToDirEntry(fi))
+	if name == "" || fi.IsDir() || name == dshName {
+		if name == "" {
+			name = dshName
+		}
+		return name
+	}
+	// A renamed dsh log may look like another format's JSONL: its header says.
+	if f, err := os.Open(path); err == nil {
+		defer f.Close()
+		head := make([]byte, 64<<10)
+		n, _ := io.ReadFull(f, head)
+		line, _, _ := bytes.Cut(head[:n], []byte("\n"))
+		if h, p, _ := dsh.ParseHeader(line, dsh.HeaderOptions{Lenient: true}); h != nil && p == nil {
+			return dshName
+		}
+	}
+	return name
+}
 
 // The types a log format produces and the UI sees, named here so that callers of
 // the archive need not know where the seam between the store and its formats lies

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
 )
 
 // ImportOptions tunes an import run.
@@ -76,6 +77,7 @@ type fileRow struct {
 	headHash   []byte
 	tailHash   []byte
 	cursor     *dsh.Cursor
+	cursorRaw  string // the cursor as stored: a format's stamp for a source it reads itself
 	verdict    string
 	errorKind  string
 	generation int64
@@ -131,7 +133,14 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			ids[i] = &id
 		}
 	}
+	// A source of a format that reads its sources itself is compared with its
+	// stamp by the format (a folder's stat does not change when a file in it is
+	// rewritten): it is never taken as unchanged here, nor begun early.
+	seam := func(i int) bool { fm := d.Formats[d.Files[i]]; return fm != "" && fm != dshName }
 	unchanged := func(i int) bool {
+		if seam(i) {
+			return false
+		}
 		k := known[d.Files[i]]
 		return k != nil && ids[i] != nil && !k.gone && k.id.same(*ids[i]) && !retryLenient(opts, k.report) &&
 			!(opts.ReplaceDamaged && k.upstream)
@@ -176,6 +185,14 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			rep.Files = append(rep.Files, known[f].report)
 			continue
 		}
+		if seam(i) {
+			fo := fileOpts(i)
+			if fo.Progress != nil {
+				fo.Progress(Progress{File: f})
+			}
+			rep.Files = append(rep.Files, s.importSourceReport(ctx, formatNamed(d.Formats[f]), f, fo, known[f]))
+			continue
+		}
 		fo := fileOpts(i)
 		var begun *begunFile
 		readDone := newSignal()
@@ -193,7 +210,7 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			if unchanged(k) {
 				continue
 			}
-			if known[d.Files[k]] != nil {
+			if known[d.Files[k]] != nil || seam(k) {
 				break // not a full read from the start: it is read in its turn
 			}
 			e := s.beginEarly(k, d.Files[k], sizes[k], fileOpts(k), after)
@@ -257,7 +274,16 @@ func (s *Store) ImportFile(ctx context.Context, path string, opts ImportOptions)
 		return failedReport(path, err)
 	}
 	defer unlock()
+	if fm := formatOfPath(path); fm != dshName {
+		return s.importSourceReport(ctx, formatNamed(fm), path, opts, nil)
+	}
 	return s.importFile(ctx, path, opts, nil, nil)
+}
+
+// importSourceReport is importSource's report (see runReport).
+func (s *Store) importSourceReport(ctx context.Context, f format.Format, path string, opts ImportOptions, known *knownFile) FileReport {
+	fr, err := s.importSource(ctx, f, path, opts, known)
+	return s.runReport(path, fr, err)
 }
 
 // importFile is ImportFile for a file begun early (begun, or nil) whose reading
@@ -270,6 +296,11 @@ func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions,
 	} else {
 		fr, err = s.importPath(ctx, path, opts, readDone)
 	}
+	return s.runReport(path, fr, err)
+}
+
+// runReport is the report of a source's import that ended with err.
+func (s *Store) runReport(path string, fr FileReport, err error) FileReport {
 	if err != nil {
 		// A fault of this machine or of the run, never a verdict on the file: nothing
 		// of this run's last transaction was kept, the file's stored identity is the
@@ -584,6 +615,7 @@ func (s *Store) fileRow(ctx context.Context, path string) (*fileRow, error) {
 			return nil, fmt.Errorf("load file %s: upstream state: %w", path, err)
 		}
 	}
+	r.cursorRaw = cursor.String
 	if cursor.Valid {
 		r.cursor = new(dsh.Cursor)
 		if err := json.Unmarshal([]byte(cursor.String), r.cursor); err != nil {
@@ -682,7 +714,7 @@ func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownF
 		where, args = "AND f.path = ?", []any{path}
 	}
 	rows, err := s.write.QueryContext(ctx, `
-		SELECT f.id, f.path, f.size, f.mtime_ns, f.inode, COALESCE(f.ctime_ns, 0), f.gone, f.upstream IS NOT NULL,
+		SELECT f.id, f.path, f.format, f.size, f.mtime_ns, f.inode, COALESCE(f.ctime_ns, 0), f.gone, f.upstream IS NOT NULL,
 		       COALESCE(s.id, ''), f.verdict,
 		       f.error_kind, f.error_line, f.error_offset, f.error_message, f.records, f.events, f.last_seq
 		FROM files f LEFT JOIN sessions s ON s.pk = f.session_pk
@@ -698,12 +730,16 @@ func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownF
 		var fileID int64
 		var kind, msg sql.NullString
 		var line, off sql.NullInt64
+		var ff string
 		r := &k.report
-		if err := rows.Scan(&fileID, &r.Path, &k.id.size, &k.id.mtime, &k.id.inode, &k.id.ctime, &k.gone, &k.upstream, &r.SessionID, &r.Verdict,
+		if err := rows.Scan(&fileID, &r.Path, &ff, &k.id.size, &k.id.mtime, &k.id.inode, &k.id.ctime, &k.gone, &k.upstream, &r.SessionID, &r.Verdict,
 			&kind, &line, &off, &msg, &r.Records, &r.LogicalEvents, &r.LastSeq); err != nil {
 			return nil, err
 		}
 		r.Action, r.Warnings = "unchanged", []Problem{}
+		if agent, layout, ok := strings.Cut(ff, "/"); ok {
+			r.Agent, r.Format = agent, layout
+		}
 		if kind.Valid {
 			r.Error = &Problem{Kind: Kind(kind.String), Line: line.Int64, Offset: off.Int64, Message: msg.String}
 		}

@@ -306,7 +306,19 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 	// Rewritten upstream, or moved here from a path that is gone: keep what was
 	// archived as superseded lines, then read the file afresh.
 	j.action = "rewritten"
-	now := j.store.Now().UnixMilli()
+	if err := supersede(ctx, tx, j.pk, j.store.Now().UnixMilli()); err != nil {
+		return st, "", fmt.Errorf("supersede %s: %w", h.ID, err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE sessions SET header_raw = ?, cwd = ?, project = ?, parent_session = ?,
+		seed_length = ?, origin = ?, delegation_depth = ?, agent_preset = ?, state = NULL WHERE pk = ?`,
+		string(h.Raw), nullStr(h.Cwd), h.Cwd, nullStr(h.ParentSession), seedArg(h), nullStr(h.Origin),
+		h.DelegationDepth, nullStr(h.AgentPreset), j.pk)
+	return st, "", err
+}
+
+// supersede keeps a session's archived lines as superseded and deletes the views
+// derived from them, before its source is read again in full.
+func supersede(ctx context.Context, tx *sql.Tx, pk, now int64) error {
 	stmts := []string{
 		`INSERT INTO superseded_blocks (session_pk, first_line, last_line, raw_size, data, superseded_at)
 		 SELECT session_pk, first_line, last_line, raw_size, data, ? FROM blocks WHERE session_pk = ?`,
@@ -320,19 +332,15 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 		`DELETE FROM schedules WHERE session_pk = ?`,
 	}
 	for i, q := range stmts {
-		args := []any{j.pk}
+		args := []any{pk}
 		if i == 0 {
-			args = []any{now, j.pk}
+			args = []any{now, pk}
 		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return st, "", fmt.Errorf("supersede %s: %w", h.ID, err)
+			return err
 		}
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET header_raw = ?, cwd = ?, project = ?, parent_session = ?,
-		seed_length = ?, origin = ?, delegation_depth = ?, agent_preset = ?, state = NULL WHERE pk = ?`,
-		string(h.Raw), nullStr(h.Cwd), h.Cwd, nullStr(h.ParentSession), seedArg(h), nullStr(h.Origin),
-		h.DelegationDepth, nullStr(h.AgentPreset), j.pk)
-	return st, "", err
+	return nil
 }
 
 // liveOwner returns another file that archives the session and still exists, if

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/logbook/logbook/archive/format"
@@ -88,7 +89,7 @@ func (s *Store) ListSessions(ctx context.Context, f SessionFilter) ([]Session, e
 
 // Session returns one session by id (an unambiguous id prefix also matches).
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
-	sess, err := scanSession(s.read.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
+	sess, err := scanSession(s.read.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, dashedID(id)))
 	if errors.Is(err, sql.ErrNoRows) {
 		var full string
 		var n int
@@ -99,6 +100,18 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 		return sess, fmt.Errorf("session %q: %w", id, ErrNotFound)
 	}
 	return sess, err
+}
+
+// dashedID is a session id as the archive keeps it: OpenHands names a
+// conversation by its UUID both with dashes (the archive's form) and without
+// (folder names, the app's URLs), so 32 hex digits are looked up dashed. A dsh
+// id is never 32 bare hex digits.
+func dashedID(id string) string {
+	if len(id) != 32 || strings.Trim(strings.ToLower(id), "0123456789abcdef") != "" {
+		return id
+	}
+	h := strings.ToLower(id)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 func (s *Store) sessionPK(ctx context.Context, id string) (int64, error) {

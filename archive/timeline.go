@@ -108,6 +108,7 @@ type timelineSession struct {
 	pk         int64
 	id         string
 	seedLength *int64
+	format     string // sessions.format
 }
 
 // resolveSession finds a session by id or unambiguous id prefix, as Store.Session does.
@@ -117,7 +118,7 @@ func resolveSession(ctx context.Context, tx *sql.Tx, id string) (timelineSession
 		return ts, fmt.Errorf("session %q: %w", id, ErrNotFound)
 	}
 	var seed sql.NullInt64
-	err := tx.QueryRowContext(ctx, `SELECT pk, id, seed_length FROM sessions WHERE id = ?`, id).Scan(&ts.pk, &ts.id, &seed)
+	err := tx.QueryRowContext(ctx, `SELECT pk, id, seed_length, format FROM sessions WHERE id = ?`, dashedID(id)).Scan(&ts.pk, &ts.id, &seed, &ts.format)
 	if errors.Is(err, sql.ErrNoRows) {
 		var n int
 		var pk sql.NullInt64
@@ -131,7 +132,7 @@ func resolveSession(ctx context.Context, tx *sql.Tx, id string) (timelineSession
 		if n != 1 {
 			return ts, fmt.Errorf("session %q: %w", id, ErrNotFound)
 		}
-		err = tx.QueryRowContext(ctx, `SELECT pk, id, seed_length FROM sessions WHERE pk = ?`, pk.Int64).Scan(&ts.pk, &ts.id, &seed)
+		err = tx.QueryRowContext(ctx, `SELECT pk, id, seed_length, format FROM sessions WHERE pk = ?`, pk.Int64).Scan(&ts.pk, &ts.id, &seed, &ts.format)
 	}
 	if err != nil {
 		return ts, fmt.Errorf("find session %q: %w", id, err)

@@ -170,6 +170,11 @@ type FileReport struct {
 	Changed       bool      `json:"changed"`
 	Action        string    `json:"action"` // new | appended | unchanged | rewritten | checked | failed
 	Bytes         int64     `json:"bytes"`  // physical bytes read in this run
+	// Agent and Format name the source's format and its on-disk layout for a
+	// source not of dsh ("openhands", "sdk-eventlog"); a dsh file leaves both
+	// out.
+	Agent  string `json:"agent,omitempty"`
+	Format string `json:"format,omitempty"`
 }
 
 // ImportReport sums up one import run.

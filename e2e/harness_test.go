@@ -40,6 +40,7 @@ type env struct {
 	realID    string // the real 87k-event session, "" when the shared corpus is absent
 	genRoot   string
 	artifacts string
+	follow    bool // the app follows its roots live (app.Deps.Follow)
 	cancel    context.CancelFunc
 }
 
@@ -135,7 +136,7 @@ func (e *env) serve(ctx context.Context, roots []string) error {
 	}
 	hub := app.NewHub()
 	e.hub = hub
-	e.app = app.New(app.Deps{Archive: e.store, Index: e.index, Events: hub, Version: "e2e", DataDir: dir, Roots: roots})
+	e.app = app.New(app.Deps{Archive: e.store, Index: e.index, Events: hub, Version: "e2e", DataDir: dir, Roots: roots, Follow: e.follow})
 	e.app.Startup(ctx)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

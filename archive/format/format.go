@@ -7,9 +7,15 @@
 // module, so a format package (archive/dsh, archive/openhands) and the store
 // (archive) can both import it without a cycle.
 //
-// The import still drives dsh's reader itself (archive/import.go, importjob.go):
-// reading a source into Records, resuming after a cursor and detecting change per
-// source join this interface with the second format.
+// A format that also implements SourceReader (archive/openhands) is read entirely
+// through the seam: it compares a source with the stamp it gave when the source was
+// last archived, and returns the new Records, the source's files with their bytes,
+// the session's facts and the verdict (archive/importsource.go). dsh is not behind
+// SourceReader yet: the import still streams dsh's reader itself (archive/import.go,
+// importjob.go, readahead.go, check.go), with its byte cursor, prefix sums, torn
+// frame recovery and semantic checker, which a Read of a whole source cannot carry
+// for a 1 GB log; moving it behind an Open/Next streaming form of SourceReader is
+// what is left.
 package format
 
 import "io/fs"

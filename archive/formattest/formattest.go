@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -28,6 +29,11 @@ type Source struct {
 	SessionID string
 	Events    int64  // logical events the source holds
 	Export    []byte // what the archive's export of the session must give back, byte for byte
+	// Files, when set, are the source's files by name (a folder source's paths
+	// inside it, with forward slashes): the archive's export of the original files
+	// (Store.ExportOriginal) must give back each, byte for byte, and nothing else.
+	// Export is then not checked.
+	Files map[string][]byte
 }
 
 // Damage is a source with one known fault, and how it must be reported.
@@ -100,7 +106,7 @@ func exportIsByteIdentical(t *testing.T, fx Fixture) {
 	src := fx.Valid(t, t.TempDir())
 	fr := importOne(t, s, src.Path, archive.ImportOptions{})
 	require.Equal(t, archive.VerdictOK, fr.Verdict, "%+v", fr.Error)
-	assertSameBytes(t, src.Export, export(t, s, src.SessionID))
+	assertExport(t, s, src)
 }
 
 func unknownKindsAreKept(t *testing.T, fx Fixture) {
@@ -118,7 +124,7 @@ func unknownKindsAreKept(t *testing.T, fx Fixture) {
 	assert.Positive(t, unknown, "each unknown kind is a warning of kind %s: %+v", fx.UnknownKind, fr.Warnings)
 	assert.Equal(t, src.Events, fr.LogicalEvents, "unknown events are counted")
 	assert.Equal(t, src.Events, session(t, s, src.SessionID).Events, "and stored")
-	assertSameBytes(t, src.Export, export(t, s, src.SessionID))
+	assertExport(t, s, src)
 }
 
 func damageHasALocation(t *testing.T, fx Fixture) {
@@ -177,7 +183,7 @@ func interruptedImportResumes(t *testing.T, fx Fixture) {
 	assert.Equal(t, "appended", resumed.Action, "the import goes on from the committed batch")
 	assert.Equal(t, fr.Records, resumed.Records)
 	assert.Equal(t, fr.LogicalEvents, resumed.LogicalEvents)
-	assertSameBytes(t, src.Export, export(t, s, src.SessionID))
+	assertExport(t, s, src)
 	assert.Equal(t, session(t, whole, src.SessionID), session(t, s, src.SessionID), "the same session as one uninterrupted import")
 	for name, get := range map[string]func(*archive.Store) any{
 		"messages": func(st *archive.Store) any {
@@ -208,7 +214,7 @@ func grownSourceCostsOnlyTheNewPart(t *testing.T, fx Fixture) {
 	first := importOne(t, s, before.Path, archive.ImportOptions{})
 	require.Equal(t, archive.VerdictOK, first.Verdict, "%+v", first.Error)
 	assert.Equal(t, before.Events, first.LogicalEvents)
-	assertSameBytes(t, before.Export, export(t, s, before.SessionID))
+	assertExport(t, s, before)
 
 	after := grow()
 	require.Equal(t, before.Path, after.Path)
@@ -219,7 +225,7 @@ func grownSourceCostsOnlyTheNewPart(t *testing.T, fx Fixture) {
 	assert.Positive(t, grown.Bytes)
 	assert.LessOrEqual(t, grown.Bytes, size(t, after.Path)-sizeBefore,
 		"the import read only what was added, not the source again")
-	assertSameBytes(t, after.Export, export(t, s, after.SessionID))
+	assertExport(t, s, after)
 
 	whole := archivetest.MustOpen(t)
 	fr := importOne(t, whole, after.Path, archive.ImportOptions{})
@@ -277,6 +283,34 @@ func export(t testing.TB, s *archive.Store, id string) []byte {
 	var out bytes.Buffer
 	require.NoError(t, s.ExportJSONL(context.Background(), id, &out))
 	return out.Bytes()
+}
+
+// assertExport checks the archive's export of a source's session: its JSONL, or
+// its original files when the source lists them.
+func assertExport(t testing.TB, s *archive.Store, src Source) {
+	t.Helper()
+	if src.Files == nil {
+		assertSameBytes(t, src.Export, export(t, s, src.SessionID))
+		return
+	}
+	dir := filepath.Join(t.TempDir(), "export")
+	require.NoError(t, s.ExportOriginal(context.Background(), src.SessionID, dir))
+	got := map[string][]byte{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		got[filepath.ToSlash(rel)], err = os.ReadFile(p)
+		return err
+	}))
+	require.Equal(t, len(src.Files), len(got), "the export writes the source's files and no other")
+	for name, want := range src.Files {
+		assertSameBytes(t, want, got[name])
+	}
 }
 
 // assertSameBytes compares byte streams and shows them as text when they differ.

@@ -8,7 +8,9 @@
 // the Wails runtime in the window and, in the browser, from one server-sent event
 // stream (/api/events) its tabs share (api/stream).
 import * as App from '../../wailsjs/go/app/App';
-import type { EventMap, TimelineQuery, SearchRequest, ScheduleAction, ImportSettings, SchedulerConfig, Wire } from './types';
+import type {
+  EventMap, TimelineQuery, SearchRequest, ScheduleAction, ImportSettings, SchedulerConfig, Wire, ExportOptions, RedactDecisions,
+} from './types';
 
 export * from './types';
 import { UNREACHABLE, linkState, setLinkState, stateOfStatus, type LinkState } from '../lib/connection';
@@ -108,7 +110,7 @@ async function httpCall(method: MethodName, args: unknown[]): Promise<unknown> {
 // with words saying so, and the person checks before doing it again.
 const readOnly = new Set<MethodName>([
   'Info', 'Sessions', 'Session', 'Timeline', 'SessionState', 'Search', 'Approvals', 'Compactions', 'ImportStatus',
-  'FileProblems', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys',
+  'FileProblems', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys', 'ExportScan',
 ]);
 
 const GAVE_UP =
@@ -144,7 +146,7 @@ let streamStarted = false;
 const streamed = new Set<string>(); // event names the desktop runtime delivers
 
 /** The events the browser stream carries (app/events.go and schedules.go publish them). */
-const EVENT_NAMES: readonly (keyof EventMap)[] = ['import:progress', 'import:done', 'archive:changed', 'schedule:fired'];
+const EVENT_NAMES: readonly (keyof EventMap)[] = ['import:progress', 'import:done', 'archive:changed', 'schedule:fired', 'follow:status'];
 
 function deliver(name: string, data: unknown) {
   listeners.get(name)?.forEach((l) => l(data));
@@ -279,10 +281,13 @@ export const api = {
     run(() => App.ScheduleAction(sessionId, scheduleId, action, snoozeMinutes)),
   scheduleFires: (sessionId: string, scheduleId: string) => run(() => App.ScheduleFires(sessionId, scheduleId)),
   importSettings: () => run(() => App.ImportSettings()),
+  followStatus: () => run(() => App.FollowStatus()),
   setImportSettings: (s: ImportSettings) => run(() => App.SetImportSettings(arg(s))),
   schedulerConfig: () => run(() => App.SchedulerConfig()),
   setSchedulerConfig: (c: SchedulerConfig) => run(() => App.SetSchedulerConfig(arg(c))),
   apiKeys: () => run(() => App.APIKeys()),
   newAPIKey: (name: string) => run(() => App.NewAPIKey(name)),
   revokeAPIKey: (name: string) => run(() => App.RevokeAPIKey(name)),
+  exportScan: (id: string, o: ExportOptions) => run(() => App.ExportScan(id, arg(o))),
+  exportSession: (id: string, o: ExportOptions, d: RedactDecisions) => run(() => App.Export(id, arg(o), arg(d))),
 };

@@ -4,7 +4,7 @@
 // still uses the old shape. What is written by hand here has no Go type to come from:
 // the payloads of live events (which bound methods do not return), and the closed sets
 // of values that Go keeps as plain strings (health, verdicts, schedule actions).
-import type { apikey, app, archive, format, index } from '../../wailsjs/go/models';
+import type { apikey, app, archive, follow, format, index, redact } from '../../wailsjs/go/models';
 
 // The generated models are classes (createFrom, convertValues), but the answers are
 // plain JSON objects: Wire<T> is T's data without the methods. Go's time.Time is `any`
@@ -56,14 +56,26 @@ export type FoldedSchedule = Wire<format.Schedule>;
  * notice says how the search differs from what was typed.
  */
 export type SearchResult = Wire<index.Result>;
+/** How the Export dialog exports a session: md, html or jsonl; redacted or not. */
+export type ExportOptions = Wire<app.ExportOptions>;
+/** A finished export: its content (browser) or where it was saved (desktop). */
+export type ExportFile = Wire<app.ExportFile>;
+/** What redaction found in an export: masked previews, never the secrets. */
+export type RedactReport = Wire<redact.Report>;
+export type RedactFinding = Wire<redact.Finding>;
+/** Which findings to redact: per finding over per category over "all". */
+export type RedactDecisions = Wire<redact.Decisions>;
 export type Hit = Wire<index.Hit>;
 export type Facets = Wire<index.Facets>;
 export type FacetCount = Wire<index.FacetCount>;
 export type ImportStatus = Wire<app.ImportStatus>;
 export type ImportRun = Wire<app.ImportRun>;
 export type Summary = Wire<archive.Summary>;
-/** Import settings (DATA/import.json). */
+/** Import settings (DATA/import.json): lenient headers, and the folders the person added. */
 export type ImportSettings = Wire<app.ImportSettings>;
+/** Live follow: each import root's mode (watching, polling with the reason, missing) and the files being written. */
+export type FollowStatus = Wire<app.FollowStatus>;
+export type FollowRoot = Wire<follow.Status>;
 export type ScheduleItem = Wire<archive.ScheduleItem>;
 export type ScheduleFire = Wire<archive.ScheduleFire>;
 export type SchedulerConfig = Wire<app.SchedulerConfig>;
@@ -96,4 +108,5 @@ export interface EventMap {
   'import:done': ImportRun;
   'archive:changed': { sessions: string[] };
   'schedule:fired': unknown;
+  'follow:status': FollowStatus;
 }

@@ -75,6 +75,100 @@ export namespace apikey {
 
 export namespace app {
 	
+	export class ExportFile {
+	    name: string;
+	    mime: string;
+	    content?: string;
+	    path?: string;
+	    cancelled?: boolean;
+	    bytes: number;
+	    redaction?: redact.Summary;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportFile(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.mime = source["mime"];
+	        this.content = source["content"];
+	        this.path = source["path"];
+	        this.cancelled = source["cancelled"];
+	        this.bytes = source["bytes"];
+	        this.redaction = this.convertValues(source["redaction"], redact.Summary);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ExportOptions {
+	    format: string;
+	    redact: boolean;
+	    names?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportOptions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.format = source["format"];
+	        this.redact = source["redact"];
+	        this.names = source["names"];
+	    }
+	}
+	export class FollowStatus {
+	    on: boolean;
+	    off?: string;
+	    roots: follow.Status[];
+	    writing: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new FollowStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.on = source["on"];
+	        this.off = source["off"];
+	        this.roots = this.convertValues(source["roots"], follow.Status);
+	        this.writing = source["writing"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ImportRun {
 	    // Go type: time
 	    started_at: any;
@@ -119,6 +213,7 @@ export namespace app {
 	}
 	export class ImportSettings {
 	    lenient_headers: boolean;
+	    roots: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ImportSettings(source);
@@ -127,6 +222,7 @@ export namespace app {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.lenient_headers = source["lenient_headers"];
+	        this.roots = source["roots"];
 	    }
 	}
 	export class ImportStatus {
@@ -1105,6 +1201,50 @@ export namespace archive {
 
 }
 
+export namespace follow {
+	
+	export class Status {
+	    root: string;
+	    mode: string;
+	    reason?: string;
+	    folders: number;
+	    // Go type: time
+	    since: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Status(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.root = source["root"];
+	        this.mode = source["mode"];
+	        this.reason = source["reason"];
+	        this.folders = source["folders"];
+	        this.since = this.convertValues(source["since"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
 export namespace format {
 	
 	export class MarkerField {
@@ -1406,6 +1546,111 @@ export namespace index {
 		    }
 		    return a;
 		}
+	}
+
+}
+
+export namespace redact {
+	
+	export class Decisions {
+	    categories?: {[key: string]: boolean};
+	    findings?: {[key: string]: boolean};
+	
+	    static createFrom(source: any = {}) {
+	        return new Decisions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.categories = source["categories"];
+	        this.findings = source["findings"];
+	    }
+	}
+	export class Finding {
+	    id: string;
+	    doc: string;
+	    category: string;
+	    rule: string;
+	    start: number;
+	    end: number;
+	    line: number;
+	    masked: string;
+	    preview: string;
+	    fingerprint: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Finding(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.doc = source["doc"];
+	        this.category = source["category"];
+	        this.rule = source["rule"];
+	        this.start = source["start"];
+	        this.end = source["end"];
+	        this.line = source["line"];
+	        this.masked = source["masked"];
+	        this.preview = source["preview"];
+	        this.fingerprint = source["fingerprint"];
+	    }
+	}
+	export class Report {
+	    findings: Finding[];
+	    counts: {[key: string]: number};
+	    docs: number;
+	    bytes: number;
+	    ruleset: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Report(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.findings = this.convertValues(source["findings"], Finding);
+	        this.counts = source["counts"];
+	        this.docs = source["docs"];
+	        this.bytes = source["bytes"];
+	        this.ruleset = source["ruleset"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Summary {
+	    ruleset: string;
+	    redacted: {[key: string]: number};
+	    distinct: {[key: string]: number};
+	    kept: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Summary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ruleset = source["ruleset"];
+	        this.redacted = source["redacted"];
+	        this.distinct = source["distinct"];
+	        this.kept = source["kept"];
+	    }
 	}
 
 }

@@ -18,8 +18,20 @@ export function CreateDemo() {
   return window['go']['app']['App']['CreateDemo']();
 }
 
+export function Export(arg1, arg2, arg3) {
+  return window['go']['app']['App']['Export'](arg1, arg2, arg3);
+}
+
+export function ExportScan(arg1, arg2) {
+  return window['go']['app']['App']['ExportScan'](arg1, arg2);
+}
+
 export function FileProblems(arg1) {
   return window['go']['app']['App']['FileProblems'](arg1);
+}
+
+export function FollowStatus() {
+  return window['go']['app']['App']['FollowStatus']();
 }
 
 export function ImportSettings() {

@@ -1,0 +1,107 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/export/exporttest"
+	"github.com/logbook/logbook/export/redact"
+)
+
+// savingShell is a desktop window whose save dialog answers path.
+type savingShell struct {
+	fakeShell
+	path  string
+	asked string
+}
+
+func (s *savingShell) SaveFile(name string) (string, error) { s.asked = name; return s.path, nil }
+
+// plantedApp is an app holding a session with secretgen's planted secrets.
+func plantedApp(t *testing.T) (*testApp, string, []string, []string) {
+	t.Helper()
+	ta := newTestApp(t)
+	l, c := exporttest.Planted(5, "session-planted")
+	_, err := l.WriteFile(ta.root, false)
+	require.NoError(t, err)
+	ta.importNow(t)
+	var secrets []string
+	for _, o := range c.Occurrences {
+		secrets = append(secrets, o.Value, o.Secret.Value)
+	}
+	return ta, l.ID(), secrets, c.UserNames
+}
+
+func TestExportScanAndRedact(t *testing.T) {
+	ta, id, secrets, names := plantedApp(t)
+	opts := ExportOptions{Format: "md", Redact: true, Names: names}
+	rep, err := ta.ExportScan(id, opts)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Findings)
+	again, err := ta.ExportScan(id, opts)
+	require.NoError(t, err)
+	require.Equal(t, len(rep.Findings), len(again.Findings))
+	assert.Equal(t, rep.Findings[0].ID, again.Findings[0].ID, "a re-scan gives the same finding ids")
+
+	// Everything accepted: no planted secret is left.
+	f, err := ta.Export(id, opts, redact.Decisions{})
+	require.NoError(t, err)
+	assert.Equal(t, "session-planted.md", f.Name)
+	require.NotNil(t, f.Redaction)
+	for _, s := range secrets {
+		assert.NotContains(t, f.Content, s)
+	}
+	assert.Contains(t, f.Content, "[REDACTED:")
+
+	// Emails kept, one token finding kept by its id.
+	var keep redact.Finding
+	for _, x := range rep.Findings {
+		if x.Category == redact.CategoryToken {
+			keep = x
+			break
+		}
+	}
+	require.NotEmpty(t, keep.ID)
+	f, err = ta.Export(id, opts, redact.Decisions{
+		Categories: map[redact.Category]bool{redact.CategoryEmail: false},
+		Findings:   map[string]bool{keep.ID: false},
+	})
+	require.NoError(t, err)
+	assert.Zero(t, f.Redaction.Redacted[redact.CategoryEmail])
+	assert.Positive(t, f.Redaction.Kept)
+	assert.Contains(t, f.Content, "@", "kept e-mail addresses stay")
+
+	_, err = ta.Export(id, ExportOptions{Format: "jsonl", Redact: true}, redact.Decisions{})
+	assert.Error(t, err)
+	_, err = ta.Export(id, ExportOptions{Format: "pdf"}, redact.Decisions{})
+	assert.Error(t, err)
+	j, err := ta.Export(id, ExportOptions{Format: "jsonl"}, redact.Decisions{})
+	require.NoError(t, err)
+	assert.Equal(t, "application/jsonl", j.MIME)
+	assert.True(t, strings.HasPrefix(j.Content, "{"))
+}
+
+func TestExportDesktopSaves(t *testing.T) {
+	ta, id, _, _ := plantedApp(t)
+	p := filepath.Join(t.TempDir(), "out.html")
+	sh := &savingShell{path: p}
+	ta.hub.attach(sh)
+	f, err := ta.Export(id, ExportOptions{Format: "html"}, redact.Decisions{})
+	require.NoError(t, err)
+	assert.Equal(t, "session-planted.html", sh.asked)
+	assert.Equal(t, p, f.Path)
+	assert.Empty(t, f.Content)
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, f.Bytes, len(b))
+
+	sh.path = "" // the person cancels
+	f, err = ta.Export(id, ExportOptions{Format: "md"}, redact.Decisions{})
+	require.NoError(t, err)
+	assert.True(t, f.Cancelled)
+}

@@ -1,0 +1,329 @@
+package archive
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
+)
+
+// importSource imports a session source of a format that reads its sources itself
+// (format.SourceReader): an OpenHands conversation, a folder of event files or a
+// single file. The format compares the source with the stamp it gave when the
+// source was last archived and returns only what changed: nothing (the archive is
+// not written), new records to append, or, when an earlier part was rewritten, the
+// whole session again, whose archived lines are kept as superseded. The source's
+// files are kept byte for byte (source_files), every version of each.
+func (s *Store) importSource(ctx context.Context, f format.Format, path string, opts ImportOptions, known *knownFile) (FileReport, error) {
+	fr := FileReport{Path: path, LastSeq: -1, Agent: f.Name()}
+	sr, ok := f.(format.SourceReader)
+	if !ok {
+		return fr, fmt.Errorf("format %s does not read sources", f.Name())
+	}
+	row, err := s.fileRow(ctx, path)
+	if err != nil {
+		return fr, err
+	}
+	var stamp []byte
+	if row != nil && !row.gone && row.cursorRaw != "" {
+		stamp = []byte(row.cursorRaw)
+	}
+	rd, err := sr.ReadSource(ctx, path, stamp)
+	if err != nil {
+		return fr, err
+	}
+	if rd.Unchanged {
+		if known != nil {
+			return known.report, nil
+		}
+		return s.storedReport(ctx, path, "unchanged")
+	}
+	if !rd.Reset && (row == nil || !row.sessionPK.Valid) {
+		// A duplicate's stamp says whether it changed; what changed is not an
+		// append to a session it does not archive: read it whole.
+		if rd, err = sr.ReadSource(ctx, path, nil); err != nil {
+			return fr, err
+		}
+	}
+	var id identity
+	if fi, err := os.Stat(path); err == nil {
+		id = statIdentity(fi)
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fr, err
+	}
+	defer tx.Rollback()
+	now := s.Now().UnixMilli()
+	sessionID := rd.Session.ID
+	if sessionID == "" {
+		sessionID = filepath.Base(path)
+	}
+	pk, st, action, owner, err := s.openSource(ctx, tx, f, path, sessionID, rd)
+	if err != nil {
+		return fr, err
+	}
+	fileFmt := f.Name() + "/" + rd.Layout
+	if owner != "" {
+		// Another live source archives this session (an exported zip of a
+		// conversation whose folder is archived too): checked, not stored twice.
+		warn := Problem{Kind: "duplicate-session", Line: 1, Offset: 0,
+			Message: fmt.Sprintf("session %s is already archived from %s; this copy was checked but not stored again", sessionID, owner)}
+		warnings := append(append([]Problem{}, rd.Warnings...), warn)
+		fileID, err := s.upsertFile(ctx, tx, fileUpsert{path: path, format: fileFmt, id: id, cursor: string(rd.Stamp),
+			verdict: rd.Verdict, problem: rd.Problem, records: int64(len(rd.Records)), events: rd.Events, lastSeq: -1, now: now})
+		if err != nil {
+			return fr, err
+		}
+		if err := s.saveProblems(ctx, tx, fileID, rd.Problem, warnings); err != nil {
+			return fr, err
+		}
+		if err := tx.Commit(); err != nil {
+			return fr, err
+		}
+		fr.Verdict, fr.Error, fr.Warnings, fr.Format = rd.Verdict, rd.Problem, warnings, rd.Layout
+		fr.Records, fr.LogicalEvents, fr.Changed, fr.Action, fr.Bytes = int64(len(rd.Records)), rd.Events, true, "duplicate", rd.Bytes
+		return fr, nil
+	}
+	// The files first: a batch committed partway holds the files of its records.
+	if err := s.keepFiles(ctx, tx, pk, rd.Files, now); err != nil {
+		return fr, err
+	}
+	job := &importJob{store: s, pk: pk}
+	proj := newProjector(ctx, tx, s, pk, st)
+	defer func() { proj.close() }()
+	batch := opts.BatchRecords
+	if batch <= 0 {
+		batch = 20000
+	}
+	for i := range rd.Records {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return fr, ctx.Err()
+		}
+		rec := &rd.Records[i]
+		if err := proj.record(rec); err != nil {
+			return fr, fmt.Errorf("line %d: %w", rec.Line, err)
+		}
+		if rd.StampAt == nil || (i+1)%batch != 0 || i+1 == len(rd.Records) {
+			continue
+		}
+		// Commit a durable prefix, with the stamp of the source as far as it, so
+		// an interrupted import resumes after it (see importJob.run).
+		if err := proj.flush(); err != nil {
+			return fr, err
+		}
+		if err := job.saveSession(ctx, tx, proj.st, VerdictOK); err != nil {
+			return fr, err
+		}
+		if _, err := s.upsertFile(ctx, tx, fileUpsert{path: path, format: fileFmt, sessionPK: pk,
+			id: identity{size: -1, mtime: id.mtime, inode: id.inode, ctime: id.ctime}, cursor: string(rd.StampAt(i + 1)),
+			verdict: VerdictOK, records: proj.st.Records, events: proj.st.Events, lastSeq: proj.st.LastSeq, now: now,
+			rewritten: action == "rewritten"}); err != nil {
+			return fr, err
+		}
+		proj.close()
+		if err := tx.Commit(); err != nil {
+			return fr, err
+		}
+		if opts.Committed != nil {
+			opts.Committed(path, rec.Line)
+		}
+		if err := ctx.Err(); err != nil {
+			return fr, err
+		}
+		if tx, err = s.write.BeginTx(ctx, nil); err != nil {
+			return fr, err
+		}
+		defer tx.Rollback()
+		proj = newProjector(ctx, tx, s, pk, proj.st)
+	}
+	if err := proj.flushEvents(); err != nil {
+		return fr, err
+	}
+	proj.blocks.flush()
+	if err := job.saveSession(ctx, tx, proj.st, rd.Verdict); err != nil {
+		return fr, err
+	}
+	fileID, err := s.upsertFile(ctx, tx, fileUpsert{path: path, format: fileFmt, sessionPK: pk, id: id,
+		cursor: string(rd.Stamp), verdict: rd.Verdict, problem: rd.Problem, records: proj.st.Records,
+		events: proj.st.Events, lastSeq: proj.st.LastSeq, now: now, rewritten: action == "rewritten"})
+	if err != nil {
+		return fr, err
+	}
+	if err := s.saveProblems(ctx, tx, fileID, rd.Problem, rd.Warnings); err != nil {
+		return fr, err
+	}
+	if err := proj.blocks.wait(); err != nil {
+		return fr, err
+	}
+	if err := tx.Commit(); err != nil {
+		return fr, err
+	}
+	fr.SessionID, fr.Verdict, fr.Error, fr.Format = sessionID, rd.Verdict, rd.Problem, rd.Layout
+	fr.Warnings = append([]Problem{}, rd.Warnings...)
+	fr.Records, fr.LogicalEvents, fr.LastSeq = proj.st.Records, proj.st.Events, proj.st.LastSeq
+	fr.Changed, fr.Action, fr.Bytes = true, action, rd.Bytes
+	return fr, nil
+}
+
+// openSource finds or creates the session a source's read goes to, and the
+// projection state its records continue. A read from the start (Reset) of a
+// session already archived supersedes what it holds, unless another source that
+// still exists archives it: then owner names that source and nothing is written.
+func (s *Store) openSource(ctx context.Context, tx *sql.Tx, f format.Format, path, sessionID string, rd *format.Read) (pk int64, st projState, action, owner string, err error) {
+	st.LastSeq = -1
+	h := rd.Session
+	err = tx.QueryRowContext(ctx, `SELECT pk FROM sessions WHERE id = ?`, sessionID).Scan(&pk)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		err = tx.QueryRowContext(ctx, `
+			INSERT INTO sessions (id, agent, format, header_raw, version, created_at, cwd, project, parent_session,
+				delegation_depth, health, updated_at)
+			VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, 0, 'ok', ?)
+			RETURNING pk`, sessionID, f.Name(), f.Name(), string(h.Raw), h.CreatedAt, nullStr(h.Cwd), h.Cwd,
+			nullStr(h.Parent), s.Now().UnixMilli()).Scan(&pk)
+		if err != nil {
+			return 0, st, "", "", fmt.Errorf("create session %s: %w", sessionID, err)
+		}
+		return pk, st, "new", "", nil
+	case err != nil:
+		return 0, st, "", "", fmt.Errorf("find session %s: %w", sessionID, err)
+	}
+	if !rd.Reset {
+		job := &importJob{store: s, pk: pk}
+		if err := job.loadState(ctx, tx, &st); err != nil {
+			return 0, st, "", "", err
+		}
+		return pk, st, "appended", "", nil
+	}
+	job := &importJob{store: s, pk: pk, path: path, header: &dsh.Header{ID: sessionID}}
+	if owner, err := job.liveOwner(ctx, tx); err != nil || owner != "" {
+		return 0, st, "", owner, err
+	}
+	if err := supersede(ctx, tx, pk, s.Now().UnixMilli()); err != nil {
+		return 0, st, "", "", fmt.Errorf("supersede %s: %w", sessionID, err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE sessions SET header_raw = ?, created_at = ?, cwd = ?, project = ?,
+		parent_session = ?, state = NULL WHERE pk = ?`,
+		string(h.Raw), h.CreatedAt, nullStr(h.Cwd), h.Cwd, nullStr(h.Parent), pk)
+	// Rewritten upstream, or moved here from a path that is gone (as for dsh).
+	return pk, st, "rewritten", "", err
+}
+
+// keepFiles stores the source's files read this time. A file whose bytes the
+// archive holds already is not stored again; one whose bytes changed gets a new
+// generation, and the version before it is kept, marked superseded.
+func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []format.File, now int64) error {
+	if len(files) == 0 {
+		return nil
+	}
+	type kept struct {
+		hash      string
+		gen, last int64 // the current version's generation, and the highest kept
+	}
+	have := map[string]*kept{}
+	rows, err := tx.QueryContext(ctx, `
+		SELECT name, hash, generation, superseded_at IS NULL FROM source_files
+		WHERE session_pk = ?`, pk)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var name, hash string
+		var gen int64
+		var current bool
+		if err := rows.Scan(&name, &hash, &gen, &current); err != nil {
+			rows.Close()
+			return err
+		}
+		k := have[name]
+		if k == nil {
+			k = &kept{}
+			have[name] = k
+		}
+		k.last = max(k.last, gen)
+		if current {
+			k.hash, k.gen = hash, gen
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	ins, err := tx.PrepareContext(ctx, `
+		INSERT INTO source_files (session_pk, name, generation, role, size, mtime_ns, hash, data, archived_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	var buf []byte
+	for _, f := range files {
+		k := have[f.Name]
+		if f.Append && k != nil && k.gen != 0 {
+			if err := s.appendKept(ctx, tx, pk, k.gen, f); err != nil {
+				return fmt.Errorf("keep %s: %w", f.Name, err)
+			}
+			continue
+		}
+		if k != nil && k.hash == f.Hash {
+			continue
+		}
+		gen := int64(1)
+		if k != nil {
+			gen = k.last + 1
+			if k.gen != 0 {
+				if _, err := tx.ExecContext(ctx, `UPDATE source_files SET superseded_at = ? WHERE session_pk = ? AND name = ? AND generation = ?`,
+					now, pk, f.Name, k.gen); err != nil {
+					return fmt.Errorf("keep %s: %w", f.Name, err)
+				}
+			}
+		}
+		buf = s.zenc.EncodeAll(f.Data, buf[:0])
+		if _, err := ins.ExecContext(ctx, pk, f.Name, gen, f.Role, f.Size, f.ModTime, f.Hash, buf, now); err != nil {
+			return fmt.Errorf("keep %s: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
+// appendKept adds the bytes read on from a file's cursor to its kept version:
+// nothing of it was lost, so the version is extended in place rather than
+// superseded.
+func (s *Store) appendKept(ctx context.Context, tx *sql.Tx, pk, gen int64, f format.File) error {
+	var packed []byte
+	if err := tx.QueryRowContext(ctx, `SELECT data FROM source_files WHERE session_pk = ? AND name = ? AND generation = ?`,
+		pk, f.Name, gen).Scan(&packed); err != nil {
+		return err
+	}
+	data, err := s.zdec.DecodeAll(packed, nil)
+	if err != nil {
+		return err
+	}
+	data = append(data, f.Data...)
+	sum := sha256.Sum256(data)
+	_, err = tx.ExecContext(ctx, `UPDATE source_files SET size = ?, mtime_ns = ?, hash = ?, data = ?
+		WHERE session_pk = ? AND name = ? AND generation = ?`,
+		len(data), f.ModTime, hex.EncodeToString(sum[:]), s.zenc.EncodeAll(data, nil), pk, f.Name, gen)
+	return err
+}
+
+// checkSource is CheckFile for a source a format reads itself.
+func checkSource(f format.Format, path string) FileReport {
+	fr := FileReport{Path: path, LastSeq: -1, Action: "checked", Warnings: []Problem{}, Agent: f.Name()}
+	rd, err := f.(format.SourceReader).ReadSource(context.Background(), path, nil)
+	if err != nil {
+		return failedReport(path, err)
+	}
+	fr.SessionID, fr.Verdict, fr.Error, fr.Format = rd.Session.ID, rd.Verdict, rd.Problem, rd.Layout
+	fr.Warnings = append(fr.Warnings, rd.Warnings...)
+	fr.Records, fr.LogicalEvents, fr.LastSeq, fr.Bytes = int64(len(rd.Records)), rd.Events, rd.Events-1, rd.Bytes
+	return fr
+}

@@ -1,0 +1,125 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// KeptFile is one file of a session's source as the archive keeps it (a session
+// whose source is a folder of files, or a single file a format reads whole: an
+// OpenHands conversation). Superseded versions, replaced upstream by newer bytes,
+// are kept too.
+type KeptFile struct {
+	Name       string    `json:"name"` // path inside the source, forward slashes
+	Generation int64     `json:"generation"`
+	Role       string    `json:"role"`
+	Size       int64     `json:"size"`
+	ModTime    time.Time `json:"mod_time"`
+	Hash       string    `json:"hash"` // lowercase hex SHA-256
+	Superseded bool      `json:"superseded"`
+}
+
+// KeptFiles lists the source files kept for a session, current and superseded,
+// by name and generation. A dsh session keeps none (its lines are its blocks).
+func (s *Store) KeptFiles(ctx context.Context, sessionID string) ([]KeptFile, error) {
+	pk, err := s.sessionPK(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.read.QueryContext(ctx, `
+		SELECT name, generation, role, size, mtime_ns, hash, superseded_at IS NOT NULL
+		FROM source_files WHERE session_pk = ?
+		ORDER BY name, generation`, pk)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []KeptFile{}
+	for rows.Next() {
+		var f KeptFile
+		var mtime int64
+		if err := rows.Scan(&f.Name, &f.Generation, &f.Role, &f.Size, &mtime, &f.Hash, &f.Superseded); err != nil {
+			return nil, err
+		}
+		f.ModTime = time.Unix(0, mtime)
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// ExportOriginal writes the session's source files as they are now (the current
+// version of each) into dir under their original names, byte for byte: an
+// OpenHands conversation folder comes back as it was on disk. It creates dir and
+// the folders inside it as needed, and never overwrites a file: one already there
+// stops the export with an error naming it. ErrNotFound when the session keeps no
+// source files (a dsh session: export its JSONL instead).
+func (s *Store) ExportOriginal(ctx context.Context, sessionID, dir string) error {
+	pk, err := s.sessionPK(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	rows, err := s.read.QueryContext(ctx, `
+		SELECT name, data FROM source_files
+		WHERE session_pk = ? AND superseded_at IS NULL
+		ORDER BY name`, pk)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var name string
+		var data []byte
+		if err := rows.Scan(&name, &data); err != nil {
+			return err
+		}
+		clean := path.Clean(name)
+		if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || path.IsAbs(clean) {
+			return fmt.Errorf("export %s: unsafe file name %q", sessionID, name)
+		}
+		plain, err := s.zdec.DecodeAll(data, nil)
+		if err != nil {
+			return fmt.Errorf("export %s: %s: %w", sessionID, name, err)
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(clean))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := writeNewFile(dst, plain); err != nil {
+			return fmt.Errorf("export %s: %w", sessionID, err)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("session %s keeps no source files: %w", sessionID, ErrNotFound)
+	}
+	return nil
+}
+
+// writeNewFile writes data to a file that must not exist yet.
+func writeNewFile(dst string, data []byte) error {
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("%s exists; the export never overwrites a file", dst)
+		}
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

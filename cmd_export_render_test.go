@@ -1,0 +1,220 @@
+package main
+
+import (
+	"archive/zip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/export/exporttest"
+	"github.com/logbook/logbook/export/redact"
+)
+
+func TestExportMarkdownAndHTML(t *testing.T) {
+	data, a, _ := importGenerated(t)
+	out := filepath.Join(t.TempDir(), "a.md")
+	r := cliData(t, data, "export", a.ID(), "--format", "md", "-o", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	md, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(md), "# "), "a Markdown title")
+	assert.Contains(t, string(md), "## Turn 1")
+
+	r = cliData(t, data, "export", a.ID(), "--format", "html")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "<!doctype html>"))
+	assert.Contains(t, r.stdout, "Content-Security-Policy")
+
+	r = cliData(t, data, "export", a.ID(), "--format", "md", "--yes")
+	assert.Equal(t, 2, r.code, "--yes without --redact is a usage error")
+	r = cliData(t, data, "export", a.ID(), "--format", "md", "--kept", "tail")
+	assert.Equal(t, 2, r.code, "--kept is for jsonl")
+	r = cliData(t, data, "export", a.ID(), "--format", "pdf")
+	assert.Equal(t, 2, r.code)
+}
+
+// importPlanted imports a session carrying secretgen's planted secrets.
+func importPlanted(t *testing.T) (data, id string, secrets []string, names string) {
+	t.Helper()
+	l, c := exporttest.Planted(5, "session-planted")
+	root, data := t.TempDir(), t.TempDir()
+	_, err := l.WriteFile(root, false)
+	require.NoError(t, err)
+	r := cliData(t, data, "import", root)
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, o := range c.Occurrences {
+		secrets = append(secrets, o.Value, o.Secret.Value)
+	}
+	return data, l.ID(), secrets, strings.Join(c.UserNames, ",")
+}
+
+func TestExportRedactYes(t *testing.T) {
+	data, id, secrets, names := importPlanted(t)
+	before := cliData(t, data, "export", id)
+	require.Equal(t, 0, before.code, before.stderr)
+
+	for _, format := range []string{"md", "html"} {
+		t.Run(format, func(t *testing.T) {
+			plain := cliData(t, data, "export", id, "--format", format)
+			require.Equal(t, 0, plain.code, plain.stderr)
+			out := filepath.Join(t.TempDir(), "x."+format)
+			r := cliData(t, data, "export", id, "--format", format, "--redact", "--yes", "--redact-names", names, "-o", out)
+			require.Equal(t, 0, r.code, r.stderr)
+			b, err := os.ReadFile(out)
+			require.NoError(t, err)
+			got := string(b)
+			found := 0
+			for _, s := range secrets {
+				if strings.Contains(plain.stdout, s) {
+					found++
+				}
+				assert.NotContains(t, got, s, "a planted secret survived redaction")
+			}
+			require.Positive(t, found, "the plain export carries the planted secrets")
+			assert.Contains(t, got, "[REDACTED:")
+			assert.Contains(t, got, "logbook redaction: redacted ")
+
+			// A fresh scan of the redacted file finds none of what a scan of the
+			// plain export found.
+			sc, err := redact.NewScanner(redact.Options{})
+			require.NoError(t, err)
+			ctx := context.Background()
+			plainRep, err := sc.Scan(ctx, []redact.Doc{{ID: "plain", Text: plain.stdout}})
+			require.NoError(t, err)
+			rep, err := sc.Scan(ctx, []redact.Doc{{ID: "file", Text: got}})
+			require.NoError(t, err)
+			had := map[string]bool{}
+			for _, f := range plainRep.Findings {
+				had[f.Fingerprint] = true
+			}
+			for _, f := range rep.Findings {
+				assert.False(t, had[f.Fingerprint], "re-scan found %s %s (%s) again", f.Category, f.Rule, f.Masked)
+			}
+			t.Logf("%s: plain export %d findings, redacted export %d (none of them a planted one)", format, len(plainRep.Findings), len(rep.Findings))
+		})
+	}
+	after := cliData(t, data, "export", id)
+	require.Equal(t, 0, after.code, after.stderr)
+	assert.True(t, before.stdout == after.stdout, "the archive's JSONL is byte-identical after redacted exports")
+}
+
+func TestExportRedactGate(t *testing.T) {
+	data, id, secrets, names := importPlanted(t)
+	out := filepath.Join(t.TempDir(), "x.md")
+
+	// Not a terminal and no --yes: refused, nothing written.
+	_ = names
+	r := cliData(t, data, "export", id, "--format", "md", "--redact", "-o", out)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "standard input is not a terminal")
+	assert.NoFileExists(t, out)
+
+	// --json: the report on stdout, no secret in it, and no file without --yes.
+	r = cliData(t, data, "export", id, "--format", "md", "--redact", "--json", "-o", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	var rep struct {
+		Findings []map[string]any `json:"findings"`
+		Counts   map[string]int   `json:"counts"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep))
+	assert.NotEmpty(t, rep.Findings)
+	for _, k := range []string{"category", "rule", "masked", "preview", "doc", "line"} {
+		assert.Contains(t, rep.Findings[0], k)
+	}
+	for _, s := range secrets {
+		if len(s) >= 8 {
+			assert.NotContains(t, r.stdout, s, "the report carries no secret")
+		}
+	}
+	assert.NoFileExists(t, out)
+
+	r = cliData(t, data, "export", id, "--format", "md", "--redact", "--json", "--yes")
+	assert.Equal(t, 2, r.code, "--json --yes needs -o")
+	r = cliData(t, data, "export", id, "--format", "md", "--redact", "--json", "--yes", "-o", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.FileExists(t, out)
+}
+
+func TestAskCategories(t *testing.T) {
+	rep := &redact.Report{Findings: []redact.Finding{
+		{ID: "a", Doc: "3/text", Category: redact.CategoryEmail, Rule: "email", Masked: "an…io", Preview: "mail an…io"},
+		{ID: "b", Doc: "4/tool-output", Category: redact.CategoryHost, Rule: "ipv4", Masked: "1…", Preview: "from 1…"},
+	}}
+	var out strings.Builder
+	dec := askCategories(&out, strings.NewReader("y\nn\n"), rep)
+	assert.Equal(t, map[redact.Category]bool{redact.CategoryEmail: true, redact.CategoryHost: false}, dec.Categories)
+	assert.Contains(t, out.String(), "email: 1 finding(s)")
+	assert.Contains(t, out.String(), "redact host? [Y/n]")
+}
+
+// readZip returns a zip file's entries by name.
+func readZip(t *testing.T, path string) map[string][]byte {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	require.NoError(t, err)
+	defer zr.Close()
+	out := map[string][]byte{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		require.NoError(t, err)
+		b, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		rc.Close()
+		out[f.Name] = b
+	}
+	return out
+}
+
+func TestExportBundle(t *testing.T) {
+	data, id, secrets, names := importPlanted(t)
+	jsonl := cliData(t, data, "export", id)
+	require.Equal(t, 0, jsonl.code, jsonl.stderr)
+	r := cliData(t, data, "export", id, "--format", "bundle")
+	assert.Equal(t, 2, r.code, "a bundle needs -o")
+
+	out := filepath.Join(t.TempDir(), "b.zip")
+	r = cliData(t, data, "export", id, "--format", "bundle", "-o", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	files := readZip(t, out)
+	assert.Equal(t, jsonl.stdout, string(files[id+".jsonl"]), "the bundle's JSONL is the archive's")
+	assert.True(t, strings.HasPrefix(string(files[id+".html"]), "<!doctype html>"))
+	assert.True(t, strings.HasPrefix(string(files[id+".md"]), "# "))
+	var m struct {
+		Files []struct {
+			Name   string `json:"name"`
+			Bytes  int    `json:"bytes"`
+			SHA256 string `json:"sha256"`
+		} `json:"files"`
+		Redaction any `json:"redaction"`
+	}
+	require.NoError(t, json.Unmarshal(files["manifest.json"], &m))
+	require.Len(t, m.Files, 3)
+	for _, f := range m.Files {
+		sum := sha256.Sum256(files[f.Name])
+		assert.Equal(t, hex.EncodeToString(sum[:]), f.SHA256, f.Name)
+	}
+	assert.Nil(t, m.Redaction)
+
+	// Redacted: no JSONL, no planted secret anywhere, the summary in the manifest.
+	red := filepath.Join(t.TempDir(), "r.zip")
+	r = cliData(t, data, "export", id, "--format", "bundle", "--redact", "--yes", "--redact-names", names, "-o", red)
+	require.Equal(t, 0, r.code, r.stderr)
+	files = readZip(t, red)
+	assert.NotContains(t, files, id+".jsonl")
+	assert.Contains(t, string(files["manifest.json"]), "the exact log cannot be redacted")
+	assert.Contains(t, string(files["manifest.json"]), `"redacted"`)
+	for name, b := range files {
+		for _, s := range secrets {
+			assert.NotContains(t, string(b), s, "a planted secret in %s", name)
+		}
+	}
+}

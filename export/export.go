@@ -1,0 +1,179 @@
+// Package export writes an archived session for reading outside Logbook: Markdown
+// that renders on GitHub, or one self-contained HTML file that looks like the
+// conversation view. A Transcript is loaded once through the archive's read APIs;
+// Docs lists every text it will write for the redact scanner, and Redacted returns a
+// copy with the accepted findings replaced, so the writers never see a secret the
+// person chose to hide. Nothing here writes to the archive.
+package export
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/export/redact"
+)
+
+// Formats a Transcript can be written in (jsonl is the archive's own ExportJSONL).
+const (
+	FormatMarkdown = "md"
+	FormatHTML     = "html"
+	FormatJSONL    = "jsonl"
+)
+
+// Transcript is a whole session: its summary and every timeline item, oldest first.
+type Transcript struct {
+	Session archive.Session
+	Items   []archive.TimelineItem
+	// Redaction is the summary of what was redacted, nil when the export was not
+	// scanned. The writers record it (counts by category, never a secret).
+	Redaction *redact.Summary
+}
+
+// Load reads a session's whole timeline, a page of archive.MaxTimelineLimit items
+// at a time. id may be an unambiguous prefix.
+func Load(ctx context.Context, s *archive.Store, id string) (*Transcript, error) {
+	sess, err := s.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t := &Transcript{Session: sess}
+	var after *int64
+	for {
+		page, err := s.Timeline(ctx, sess.ID, archive.TimelineQuery{After: after, Limit: archive.MaxTimelineLimit})
+		if err != nil {
+			return nil, fmt.Errorf("export: timeline of %s: %w", sess.ID, err)
+		}
+		t.Items = append(t.Items, page.Items...)
+		if !page.HasAfter || len(page.Items) == 0 {
+			return t, nil
+		}
+		last := page.Items[len(page.Items)-1].Seq
+		after = &last
+	}
+}
+
+// Doc kinds: the last element of a doc ID "SEQ/KIND" (or "title").
+const (
+	docTitle      = "title"
+	docProject    = "project"
+	docText       = "text"
+	docReasoning  = "reasoning"
+	docToolArgs   = "tool-args"
+	docToolOutput = "tool-output"
+	docApproval   = "approval-reason"
+	docSummary    = "compaction-summary"
+	docMarker     = "marker"
+	docLabel      = "marker-label"
+)
+
+// docID names one text of item seq.
+func docID(seq int64, kind string) string { return strconv.FormatInt(seq, 10) + "/" + kind }
+
+// Docs lists every text the writers put in an export, one redact.Doc each, with IDs
+// "title", "project" and "SEQ/KIND" (KIND: text, reasoning, tool-args, tool-output,
+// approval-reason, compaction-summary, marker-label, marker). Empty texts are left out.
+func (t *Transcript) Docs() []redact.Doc {
+	var docs []redact.Doc
+	add := func(id, text string) {
+		if text != "" {
+			docs = append(docs, redact.Doc{ID: id, Text: text})
+		}
+	}
+	add(docTitle, t.Session.Title)
+	add(docProject, t.Session.Project)
+	for i := range t.Items {
+		it := &t.Items[i]
+		t.eachText(it, func(kind string, p *string) { add(docID(it.Seq, kind), *p) })
+	}
+	return docs
+}
+
+// eachText calls fn with a pointer to every text of it that an export writes.
+func (t *Transcript) eachText(it *archive.TimelineItem, fn func(kind string, p *string)) {
+	switch {
+	case it.Message != nil:
+		fn(docText, &it.Message.Text)
+		fn(docReasoning, &it.Message.Reasoning)
+	case it.Tool != nil:
+		fn(docToolArgs, &it.Tool.Arguments)
+		if it.Tool.Output != nil {
+			fn(docToolOutput, it.Tool.Output)
+		}
+	case it.Approval != nil:
+		fn(docApproval, &it.Approval.Reason)
+	case it.Compaction != nil:
+		fn(docSummary, &it.Compaction.Summary)
+	case it.Marker != nil:
+		fn(docLabel, &it.Marker.Label)
+		fn(docMarker, &it.Marker.Detail)
+	}
+}
+
+// Redacted returns a copy of t with every text passed through rd, and rd's summary
+// recorded. t is not changed.
+func (t *Transcript) Redacted(rd *redact.Redactor) *Transcript {
+	c := &Transcript{Session: t.Session, Items: make([]archive.TimelineItem, len(t.Items))}
+	c.Session.Title = rd.Redact(redact.Doc{ID: docTitle, Text: t.Session.Title})
+	c.Session.Project = rd.Redact(redact.Doc{ID: docProject, Text: t.Session.Project})
+	c.Session.Cwd, c.Session.Path = "", "" // never written; not scanned
+	for i, it := range t.Items {
+		// Copy the payload the texts live in before rewriting them.
+		switch {
+		case it.Message != nil:
+			m := *it.Message
+			it.Message = &m
+		case it.Tool != nil:
+			tc := *it.Tool
+			if tc.Output != nil {
+				o := *tc.Output
+				tc.Output = &o
+			}
+			it.Tool = &tc
+		case it.Approval != nil:
+			a := *it.Approval
+			it.Approval = &a
+		case it.Compaction != nil:
+			k := *it.Compaction
+			it.Compaction = &k
+		case it.Marker != nil:
+			m := *it.Marker
+			it.Marker = &m
+		}
+		c.eachText(&it, func(kind string, p *string) {
+			if *p != "" {
+				*p = rd.Redact(redact.Doc{ID: docID(it.Seq, kind), Text: *p})
+			}
+		})
+		c.Items[i] = it
+	}
+	s := rd.Summary()
+	c.Redaction = &s
+	return c
+}
+
+// redactionLine is the one-line summary an export records: counts by category in
+// redact.Categories order, never a secret.
+func redactionLine(s *redact.Summary) string {
+	var parts []string
+	total := 0
+	for _, c := range redact.Categories {
+		if n := s.Redacted[c]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c, n))
+			total += n
+		}
+	}
+	line := fmt.Sprintf("redacted %d occurrence(s)", total)
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	if s.Kept > 0 {
+		line += fmt.Sprintf("; %d finding(s) kept by choice", s.Kept)
+	}
+	if s.Ruleset != "" {
+		line += "; ruleset " + s.Ruleset
+	}
+	return line
+}

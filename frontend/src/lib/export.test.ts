@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import type { RedactFinding } from '../api/types';
+import { accepted, acceptedCount, decisions, groupFindings, setCategory, setFinding, type Choices } from './export';
+
+function f(id: string, category: string): RedactFinding {
+  return { id, doc: '3/text', category, rule: category, start: 0, end: 1, line: 1, masked: 'x…', preview: 'x…', fingerprint: id };
+}
+
+describe('export choices', () => {
+  const all = [f('a', 'host'), f('b', 'token'), f('c', 'host'), f('d', 'email')];
+
+  it('groups findings in category order', () => {
+    expect(groupFindings(all).map((g) => [g.category, g.findings.map((x) => x.id)])).toEqual([
+      ['token', ['b']],
+      ['email', ['d']],
+      ['host', ['a', 'c']],
+    ]);
+  });
+
+  it('redacts everything by default, a finding overrides its category', () => {
+    let c: Choices = { categories: {}, findings: {} };
+    expect(acceptedCount(c, all)).toBe(4);
+    const hosts = groupFindings(all)[2];
+    c = setCategory(c, hosts, false);
+    expect(acceptedCount(c, all)).toBe(2);
+    c = setFinding(c, all[0], true);
+    expect(accepted(c, all[0])).toBe(true);
+    expect(accepted(c, all[2])).toBe(false);
+    expect(decisions(c)).toEqual({ categories: { host: false }, findings: { a: true } });
+    // Switching the category again drops its findings' own choices.
+    c = setCategory(c, hosts, true);
+    expect(decisions(c)).toEqual({ categories: { host: true }, findings: {} });
+  });
+});

@@ -1,0 +1,86 @@
+// The Export dialog's logic: findings grouped by category, the person's choices
+// turned into the decisions App.Export applies (per finding over per category over
+// "redact everything"), and the browser download of a finished export.
+import type { ExportFile, RedactDecisions, RedactFinding } from '../api/types';
+
+/** Categories in the order export/redact lists them (redact.Categories). */
+export const CATEGORIES = ['token', 'bearer', 'env', 'private-key', 'connection-string', 'email', 'user', 'host'] as const;
+
+/** What each category holds, for the dialog. */
+export const CATEGORY_LABELS: Record<string, string> = {
+  token: 'API keys and tokens',
+  bearer: 'Authorization headers',
+  env: 'Secret-looking settings',
+  'private-key': 'Private keys',
+  'connection-string': 'Passwords in URLs and connection strings',
+  email: 'E-mail addresses',
+  user: 'User names and home directories',
+  host: 'IP addresses and internal hosts',
+};
+
+export interface Group {
+  category: string;
+  findings: RedactFinding[];
+}
+
+/** Findings grouped by category, categories in CATEGORIES order (unknown ones last). */
+export function groupFindings(findings: readonly RedactFinding[]): Group[] {
+  const by = new Map<string, RedactFinding[]>();
+  for (const f of findings) {
+    const g = by.get(f.category);
+    if (g) g.push(f);
+    else by.set(f.category, [f]);
+  }
+  const order = (c: string) => {
+    const i = (CATEGORIES as readonly string[]).indexOf(c);
+    return i < 0 ? CATEGORIES.length : i;
+  };
+  return [...by.entries()].sort((a, b) => order(a[0]) - order(b[0]) || a[0].localeCompare(b[0])).map(([category, findings]) => ({ category, findings }));
+}
+
+/** The person's choices: a category switched, and findings switched one by one. */
+export interface Choices {
+  categories: Record<string, boolean>;
+  findings: Record<string, boolean>;
+}
+
+/** Whether f will be redacted under c (the default is yes). */
+export function accepted(c: Choices, f: RedactFinding): boolean {
+  return c.findings[f.id] ?? c.categories[f.category] ?? true;
+}
+
+/** c with a whole category switched: its findings follow it again. */
+export function setCategory(c: Choices, g: Group, on: boolean): Choices {
+  const findings = { ...c.findings };
+  for (const f of g.findings) delete findings[f.id];
+  return { categories: { ...c.categories, [g.category]: on }, findings };
+}
+
+/** c with one finding switched. */
+export function setFinding(c: Choices, f: RedactFinding, on: boolean): Choices {
+  return { ...c, findings: { ...c.findings, [f.id]: on } };
+}
+
+/** The decisions for App.Export. */
+export function decisions(c: Choices): RedactDecisions {
+  return { categories: { ...c.categories }, findings: { ...c.findings } };
+}
+
+/** How many findings will be redacted. */
+export function acceptedCount(c: Choices, findings: readonly RedactFinding[]): number {
+  let n = 0;
+  for (const f of findings) if (accepted(c, f)) n++;
+  return n;
+}
+
+/** Starts the browser's download of a finished export. */
+export function download(file: ExportFile): void {
+  const url = URL.createObjectURL(new Blob([file.content ?? ''], { type: file.mime }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = file.name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
