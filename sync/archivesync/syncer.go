@@ -17,6 +17,10 @@ import (
 	"github.com/logbook/logbook/sync/repo"
 )
 
+// SyncedFormat is the one session format sync carries: its logical JSONL
+// export re-imports through the same importer to the same bytes.
+const SyncedFormat = "dsh"
+
 // Syncer pushes this machine's sessions and pulls the others'.
 type Syncer struct {
 	Archive *archive.Store
@@ -48,14 +52,16 @@ type PushReport struct {
 	Sessions int    `json:"sessions"` // listed in this machine's manifest
 	// Pushed sessions changed since the last push; Unchanged did not;
 	// FromOthers are other machines' bytes, left to them to publish.
-	Pushed     int   `json:"pushed"`
-	Unchanged  int   `json:"unchanged"`
-	FromOthers int   `json:"from_others"`
-	Pieces     int   `json:"pieces"`       // pieces uploaded
-	Bytes      int64 `json:"bytes"`        // encrypted bytes of those pieces
-	Existing   int   `json:"existing"`     // pieces already on the remote (resumed or shared)
-	Kept       int   `json:"kept"`         // pieces reused from the previous push
-	Manifest   int64 `json:"manifest_seq"` // 0 when nothing changed and no manifest was written
+	Pushed     int `json:"pushed"`
+	Unchanged  int `json:"unchanged"`
+	FromOthers int `json:"from_others"`
+	// NotSynced counts sessions of formats sync does not carry yet.
+	NotSynced int   `json:"not_synced"`
+	Pieces    int   `json:"pieces"`       // pieces uploaded
+	Bytes     int64 `json:"bytes"`        // encrypted bytes of those pieces
+	Existing  int   `json:"existing"`     // pieces already on the remote (resumed or shared)
+	Kept      int   `json:"kept"`         // pieces reused from the previous push
+	Manifest  int64 `json:"manifest_seq"` // 0 when nothing changed and no manifest was written
 }
 
 // Push pushes every archived session whose bytes changed since the last
@@ -70,12 +76,25 @@ func (s *Syncer) Push(ctx context.Context) (*PushReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	all, err := s.Archive.ListSessions(ctx, archive.SessionFilter{})
+	if err != nil {
+		return nil, err
+	}
+	rep := &PushReport{Machine: s.Machine}
 	ids := make([]string, 0, len(revs))
-	for id := range revs {
-		ids = append(ids, id)
+	for _, sess := range all {
+		if _, ok := revs[sess.ID]; !ok {
+			continue
+		}
+		if sess.Agent != SyncedFormat {
+			// Only the dsh importer re-imports a logical JSONL export; other
+			// formats (OpenHands) travel once their originals can (see DESIGN.md).
+			rep.NotSynced++
+			continue
+		}
+		ids = append(ids, sess.ID)
 	}
 	slices.Sort(ids)
-	rep := &PushReport{Machine: s.Machine}
 	next := make(map[string]Pushed, len(ids))
 	var entries []repo.Entry
 	changed := false
@@ -209,8 +228,9 @@ type PullReport struct {
 	Machines  []string `json:"machines"` // the other machines read
 	Pulled    int      `json:"pulled"`   // sessions fetched and imported
 	Unchanged int      `json:"unchanged"`
-	Behind    int      `json:"behind"` // versions this archive already holds more of
-	Bytes     int64    `json:"bytes"`  // plaintext bytes fetched
+	Behind    int      `json:"behind"`     // versions this archive already holds more of
+	NotSynced int      `json:"not_synced"` // entries of formats this Logbook does not pull
+	Bytes     int64    `json:"bytes"`      // plaintext bytes fetched
 	// Import is the importer's report on the pulled files (verdicts).
 	Import    *archive.ImportReport `json:"import"`
 	Conflicts []Conflict            `json:"conflicts"`
@@ -241,6 +261,10 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 		for _, e := range m.Sessions {
 			if err := ctx.Err(); err != nil {
 				return rep, err
+			}
+			if e.Format != SyncedFormat {
+				rep.NotSynced++ // a newer Logbook's format: left on the remote
+				continue
 			}
 			if pl, ok := st.Pulled[e.SessionID]; ok && pl.Machine == m.Machine && pl.Entry.Hash == e.Hash && pl.Entry.Length == e.Length {
 				rep.Unchanged++

@@ -14,6 +14,8 @@ import (
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/dshgen"
+	"github.com/logbook/logbook/archive/openhands"
+	"github.com/logbook/logbook/archive/openhandsgen"
 	arcsync "github.com/logbook/logbook/sync"
 	"github.com/logbook/logbook/sync/archivesync"
 	"github.com/logbook/logbook/sync/crypt"
@@ -240,4 +242,28 @@ func TestPullResumesAfterInterruption(t *testing.T) {
 	for _, l := range logs {
 		assert.Equal(t, string(l.JSONL()), exportOf(t, b, l.ID()))
 	}
+}
+
+// An OpenHands conversation is not pushed (its export is not a dsh log the
+// other machine could import); it is counted, and the dsh sessions travel.
+func TestPushCarriesDshOnly(t *testing.T) {
+	ctx := context.Background()
+	key, err := crypt.Generate()
+	require.NoError(t, err)
+	remote := fsremote.New(t.TempDir())
+	a := machine(t, remote, key, "a", dshgen.Generate(dshgen.Options{Seed: 5, Cwd: "/p", Turns: 3}))
+	facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 9, Turns: 3})
+	require.NoError(t, err)
+	ir, err := a.Archive.Import(ctx, []string{facts.Unit.Path}, archive.ImportOptions{})
+	require.NoError(t, err)
+	require.Equal(t, 1, ir.Summary.OK)
+	rep, err := a.Push(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, rep.Pushed)
+	assert.Equal(t, 1, rep.NotSynced)
+	b := machine(t, remote, key, "b")
+	pr, err := b.Pull(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, pr.Pulled)
+	assert.Equal(t, archive.VerdictOK, pr.Import.Files[0].Verdict)
 }
