@@ -60,6 +60,7 @@ var root = command{
 		{name: "reindex",
 			summary: "rebuild the search index from the archive", run: cmdReindex},
 		apikeyCommand,
+		syncCommand,
 		{name: "serve", args: "[--addr 127.0.0.1:8765] [--no-import] [--no-follow] [--demo-if-empty] [--allow-remote]",
 			summary: "serve the UI to a browser (prints the link with its access token)", run: cmdServe},
 		{name: "window", args: "[--no-import] [--no-follow] [--demo-if-empty]",

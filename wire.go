@@ -23,6 +23,7 @@ import (
 	"github.com/logbook/logbook/index"
 	"github.com/logbook/logbook/internal/apikey"
 	"github.com/logbook/logbook/scheduler"
+	"github.com/logbook/logbook/sync/archivesync"
 )
 
 // env is what every command gets: where to write, the data directory and how to
@@ -157,6 +158,7 @@ const (
 	holderSearch  = "logbook search"
 	holderImport  = "logbook import"
 	holderReindex = "logbook reindex"
+	holderSync    = "logbook sync"
 	holderServe   = "logbook serve"
 	holderWindow  = "the Logbook window"
 )
@@ -285,6 +287,13 @@ func (e *env) openIndexReadOnly(ctx context.Context, s *archive.Store, quiet boo
 	}
 	return tmp, nil
 }
+
+// Sync.
+
+// syncPaths are the sync files in the data directory: sync.json (the remote and
+// this machine's id), sync.key (the archive key, 0600) and sync/ (state, pulled
+// sessions, kept conflicts). See sync/archivesync.
+func (e *env) syncPaths() archivesync.Paths { return archivesync.Paths{Dir: e.dataDir} }
 
 // The scheduler.
 

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive/dshgen"
+	arcsync "github.com/logbook/logbook/sync"
+	"github.com/logbook/logbook/sync/archivesync"
+)
+
+const testPassphrase = "correct horse battery staple"
+
+// syncRemotes are the remotes the CLI sync tests run on: a real folder, and
+// gofakes3 over real loopback HTTP addressed by an s3:// URL.
+var syncRemotes = []struct {
+	name string
+	spec func(t *testing.T) string
+}{
+	{"folder", func(t *testing.T) string { return filepath.Join(t.TempDir(), "remote") }},
+	{"s3", func(t *testing.T) string {
+		srv := httptest.NewServer(gofakes3.New(s3mem.New()).Server())
+		t.Cleanup(srv.Close)
+		t.Setenv("AWS_ACCESS_KEY_ID", "test")
+		t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
+		return "s3://logbook/team/archive?endpoint=" + strings.TrimPrefix(srv.URL, "http://") + "&insecure=1&path-style=1&region=us-east-1"
+	}},
+}
+
+func setupSyncTest(t *testing.T) {
+	old := syncScryptLogN
+	syncScryptLogN = 10 // a fast passphrase wrap for tests
+	t.Cleanup(func() { syncScryptLogN = old })
+	t.Setenv("LOGBOOK_SYNC_PASSPHRASE", testPassphrase)
+}
+
+// remoteBytes is the total size of every object on the remote.
+func remoteBytes(t *testing.T, spec string) int64 {
+	t.Helper()
+	r, err := archivesync.OpenRemote(spec, nil)
+	require.NoError(t, err)
+	var n int64
+	require.NoError(t, r.List(context.Background(), "", func(o arcsync.Object) error { n += o.Size; return nil }))
+	return n
+}
+
+func exportBytes(t *testing.T, data, id string) []byte {
+	t.Helper()
+	r := cliData(t, data, "export", id)
+	require.Equal(t, 0, r.code, r.stderr)
+	return []byte(r.stdout)
+}
+
+func verdicts(t *testing.T, rep map[string]any) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range objs(t, rep["files"]) {
+		out[f["session_id"].(string)] = f["verdict"].(string)
+	}
+	return out
+}
+
+// writeLines writes the header and lines[1:n] of l as a plain session file.
+func writeLines(t *testing.T, path string, l *dshgen.Log, n int) {
+	t.Helper()
+	var b bytes.Buffer
+	for _, line := range l.Lines()[:n] {
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
+}
+
+// TestSyncTwoMachines is issue #15 end to end through the CLI on each
+// remote: machine A imports and pushes; B joins with the passphrase and
+// pulls, and exports every session byte for byte as A does, with the same
+// verdicts; A appends 1 MB to a session and pushes about 1 MB; B pulls the
+// growth; a session that diverged on both machines is a conflict, both kept.
+func TestSyncTwoMachines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two archives and a remote")
+	}
+	for _, rm := range syncRemotes {
+		t.Run(rm.name, func(t *testing.T) {
+			setupSyncTest(t)
+			spec := rm.spec(t)
+			rootA, dataA, rootB, dataB := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+			var ids []string
+			for seed := uint64(1); seed <= 3; seed++ {
+				l, _ := genLog(t, rootA, seed, "/home/a/proj", seed == 2)
+				ids = append(ids, l.ID())
+			}
+			big := dshgen.Generate(dshgen.Options{Seed: 42, Cwd: "/home/a/big", TargetBytes: 3 << 20, NoPack: true})
+			rel, err := big.RelPath(false)
+			require.NoError(t, err)
+			bigPath := filepath.Join(rootA, rel)
+			lines := big.Lines()
+			cut, size := len(lines), big.Size()
+			for cut > 1 && big.Size()-size < 1_000_000 {
+				cut--
+				size -= int64(len(lines[cut]) + 1)
+			}
+			writeLines(t, bigPath, big, cut)
+			ids = append(ids, big.ID())
+
+			impA := mustJSON[map[string]any](t, dataA, "import", "--json", rootA)
+			r := cliData(t, dataA, "sync", "init", spec)
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stdout, "logbook sync join")
+			info, err := os.Stat(filepath.Join(dataA, "sync.key"))
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+			push := mustJSON[map[string]any](t, dataA, "sync", "push", "--json")
+			assert.EqualValues(t, 4, push["pushed"])
+
+			t.Run("a wrong passphrase fails clearly", func(t *testing.T) {
+				t.Setenv("LOGBOOK_SYNC_PASSPHRASE", "not the passphrase")
+				r := cliData(t, dataB, "sync", "join", spec)
+				assert.Equal(t, 1, r.code)
+				assert.Contains(t, r.stderr, "wrong passphrase")
+				assert.NoFileExists(t, filepath.Join(dataB, "sync.key"))
+				assert.NoFileExists(t, filepath.Join(dataB, "sync.json"))
+			})
+			r = cliData(t, dataB, "sync", "join", spec)
+			require.Equal(t, 0, r.code, r.stderr)
+			pull := mustJSON[map[string]any](t, dataB, "sync", "pull", "--json")
+			assert.EqualValues(t, 4, pull["pulled"])
+			vA, vB := verdicts(t, impA), verdicts(t, obj(t, pull["import"]))
+			for _, id := range ids {
+				assert.Equal(t, vA[id], vB[id], "verdict of %s", id)
+				assert.Equal(t, exportBytes(t, dataA, id), exportBytes(t, dataB, id), "export of %s", id)
+			}
+			hits := mustJSON[map[string]any](t, dataB, "search", "--json", "the")
+			assert.NotEmpty(t, hits, "pulled sessions are searchable")
+
+			// Nothing changed: a second push uploads nothing, a pull imports nothing.
+			before := remoteBytes(t, spec)
+			push = mustJSON[map[string]any](t, dataA, "sync", "push", "--json")
+			assert.EqualValues(t, 0, push["pushed"])
+			assert.Equal(t, before, remoteBytes(t, spec))
+
+			// A's session grows by 1 MB: about 1 MB travels.
+			writeLines(t, bigPath, big, len(lines))
+			mustJSON[map[string]any](t, dataA, "import", "--json", rootA)
+			before = remoteBytes(t, spec)
+			push = mustJSON[map[string]any](t, dataA, "sync", "push", "--json")
+			moved := remoteBytes(t, spec) - before
+			grown := big.Size() - size
+			t.Logf("%s: %d bytes appended to a %d-byte session: remote grew %d bytes (%d in pieces)", rm.name, grown, big.Size(), moved, int64(push["bytes"].(float64)))
+			assert.EqualValues(t, 1, push["pushed"])
+			assert.Greater(t, moved, grown)
+			assert.Less(t, moved, grown+grown/50+16<<10, "an append moves about its own size")
+
+			pull = mustJSON[map[string]any](t, dataB, "sync", "pull", "--json")
+			assert.EqualValues(t, 1, pull["pulled"])
+			assert.Equal(t, big.JSONL(), exportBytes(t, dataB, big.ID()))
+			assert.Equal(t, exportBytes(t, dataA, big.ID()), exportBytes(t, dataB, big.ID()))
+
+			// B's push leaves A's sessions to A; a push then pull is `logbook sync`.
+			both := mustJSON[map[string]any](t, dataB, "sync", "--json")
+			assert.EqualValues(t, 4, obj(t, both["push"])["from_others"])
+			assert.EqualValues(t, 0, obj(t, both["push"])["sessions"])
+
+			t.Run("a diverged session is a conflict, both kept", func(t *testing.T) {
+				la := dshgen.Generate(dshgen.Options{Seed: 100, ID: "session-conflict", Cwd: "/home/a/c", Turns: 3})
+				lb := dshgen.Generate(dshgen.Options{Seed: 200, ID: "session-conflict", Cwd: "/home/b/c", Turns: 3})
+				_, err := la.WriteFile(rootA, false)
+				require.NoError(t, err)
+				_, err = lb.WriteFile(rootB, false)
+				require.NoError(t, err)
+				mustJSON[map[string]any](t, dataA, "import", "--json", rootA)
+				mustJSON[map[string]any](t, dataB, "import", "--json", rootB)
+				mustJSON[map[string]any](t, dataA, "sync", "--json")
+				rb := mustJSON[map[string]any](t, dataB, "sync", "--json")
+				ra := mustJSON[map[string]any](t, dataA, "sync", "pull", "--json")
+				for name, rep := range map[string]map[string]any{"A": ra, "B": obj(t, rb["pull"])} {
+					cs := objs(t, rep["conflicts"])
+					require.Len(t, cs, 1, name)
+					assert.Equal(t, "session-conflict", cs[0]["session_id"])
+					vs := objs(t, cs[0]["versions"])
+					require.Len(t, vs, 2, name)
+					assert.Equal(t, true, vs[0]["local"])
+					assert.NotEqual(t, vs[0]["machine"], vs[1]["machine"])
+					kept, err := os.ReadFile(vs[1]["path"].(string))
+					require.NoError(t, err, name)
+					if name == "A" {
+						assert.Equal(t, lb.JSONL(), kept)
+					} else {
+						assert.Equal(t, la.JSONL(), kept)
+					}
+				}
+				assert.Equal(t, la.JSONL(), exportBytes(t, dataA, "session-conflict"), "A keeps its own")
+				assert.Equal(t, lb.JSONL(), exportBytes(t, dataB, "session-conflict"), "B keeps its own")
+				st := mustJSON[map[string]any](t, dataA, "sync", "status", "--json")
+				assert.Len(t, arr(t, st["conflicts"]), 1)
+				assert.EqualValues(t, 5, st["sessions_pushed"])
+				assert.NotNil(t, st["last_push"])
+				r := cliData(t, dataB, "sync", "status")
+				assert.Contains(t, r.stdout, "session-conflict")
+			})
+		})
+	}
+}
+
+func TestSyncSetupErrors(t *testing.T) {
+	setupSyncTest(t)
+	data := t.TempDir()
+	r := cliData(t, data, "sync", "push")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "sync init")
+	spec := filepath.Join(t.TempDir(), "remote")
+	r = cliData(t, data, "sync", "init", spec)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = cliData(t, data, "sync", "init", spec)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "already set up")
+	r = cliData(t, t.TempDir(), "sync", "init", spec)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "sync join")
+	os.Unsetenv("LOGBOOK_SYNC_PASSPHRASE")
+	r = cliData(t, t.TempDir(), "sync", "join", spec)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "LOGBOOK_SYNC_PASSPHRASE")
+	r = cliData(t, data, "sync", "init")
+	assert.Equal(t, 2, r.code)
+}

@@ -1,0 +1,91 @@
+package archivesync
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/logbook/logbook/sync/repo"
+)
+
+// State is what this machine remembers between syncs (DATA/sync/state.json).
+// Losing it costs time, not data: the next push re-hashes every session and
+// uploads only pieces the remote lacks; the next pull re-reads every entry.
+type State struct {
+	LastPush time.Time `json:"last_push,omitzero"`
+	LastPull time.Time `json:"last_pull,omitzero"`
+	// Pushed is, by session id, what the last committed push decided.
+	Pushed map[string]Pushed `json:"pushed"`
+	// Pulled is, by session id, the version last imported from another machine.
+	Pulled map[string]Pulled `json:"pulled"`
+	// Conflicts are the sessions the last pull found diverged.
+	Conflicts []Conflict `json:"conflicts"`
+}
+
+// Pushed is one session at the last push.
+type Pushed struct {
+	// Revision is the archive's revision of the session then (archive.Store.Revisions).
+	Revision int64 `json:"revision"`
+	// Entry is what this machine's manifest lists; nil when the session's
+	// bytes are another machine's (pulled, unchanged here): only its origin
+	// publishes it.
+	Entry *repo.Entry `json:"entry,omitempty"`
+	// Origin is the machine the bytes came from, when not this one.
+	Origin string `json:"origin,omitempty"`
+}
+
+// Pulled is one session imported from another machine.
+type Pulled struct {
+	Machine string     `json:"machine"`
+	Entry   repo.Entry `json:"entry"`
+	Path    string     `json:"path"`
+}
+
+// Conflict is a session whose versions diverged: neither is a prefix of the
+// other. Every version is kept: the local one in the archive, the others on
+// the remote and as files in Path.
+type Conflict struct {
+	SessionID string    `json:"session_id"`
+	Versions  []Version `json:"versions"`
+}
+
+// Version is one machine's version of a conflicting session.
+type Version struct {
+	Machine string `json:"machine"`
+	Local   bool   `json:"local,omitempty"`
+	Length  int64  `json:"length"`
+	SHA256  string `json:"sha256"`
+	// Path is where a pulled version was kept (not imported).
+	Path string `json:"path,omitempty"`
+}
+
+// LoadState reads the state; a missing file is an empty state.
+func LoadState(p Paths) (*State, error) {
+	st := &State{}
+	b, err := os.ReadFile(p.State())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		if err := json.Unmarshal(b, st); err != nil {
+			return nil, fmt.Errorf("%s: %w (delete it to re-read everything)", p.State(), err)
+		}
+	}
+	if st.Pushed == nil {
+		st.Pushed = map[string]Pushed{}
+	}
+	if st.Pulled == nil {
+		st.Pulled = map[string]Pulled{}
+	}
+	if st.Conflicts == nil {
+		st.Conflicts = []Conflict{}
+	}
+	return st, nil
+}
+
+// Save writes the state atomically.
+func (st *State) Save(p Paths) error { return writeJSONFile(p.State(), st) }
