@@ -1336,6 +1336,7 @@ export namespace index {
 	    kind: FacetCount[];
 	    tool: FacetCount[];
 	    project: FacetCount[];
+	    agent: FacetCount[];
 	    month: FacetCount[];
 	
 	    static createFrom(source: any = {}) {
@@ -1347,6 +1348,7 @@ export namespace index {
 	        this.kind = this.convertValues(source["kind"], FacetCount);
 	        this.tool = this.convertValues(source["tool"], FacetCount);
 	        this.project = this.convertValues(source["project"], FacetCount);
+	        this.agent = this.convertValues(source["agent"], FacetCount);
 	        this.month = this.convertValues(source["month"], FacetCount);
 	    }
 	
@@ -1376,6 +1378,7 @@ export namespace index {
 	    role: string;
 	    tool: string;
 	    project: string;
+	    agent: string;
 	    surface: string;
 	    // Go type: time
 	    time: any;
@@ -1396,6 +1399,7 @@ export namespace index {
 	        this.role = source["role"];
 	        this.tool = source["tool"];
 	        this.project = source["project"];
+	        this.agent = source["agent"];
 	        this.surface = source["surface"];
 	        this.time = this.convertValues(source["time"], null);
 	        this.is_error = source["is_error"];
