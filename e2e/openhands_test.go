@@ -93,13 +93,24 @@ func TestOpenHandsConversation(t *testing.T) {
 
 	b := browser(t, e, 1280, 800)
 	open(t, b, e, "#/sessions", `[data-testid="session-row"]`)
+	marks := `[...document.querySelectorAll('[data-testid="session-row"] [data-testid="agent-badge"]')].map(n => n.textContent.trim())`
+	assert.Equal(t, []string{"OpenHands", "OpenHands"}, eval[[]string](t, b, marks), "each row marks its agent")
 	shot(t, b, e, "openhands-sessions")
+
+	// Search finds the conversation's tool output under agent:openhands, with
+	// the agent facet and mark.
+	open(t, b, e, "#/search?q=agent:openhands%20kind:tool_result", `[data-testid="search-hit"]`)
+	poll(t, b, `!!document.querySelector('[data-testid="facet"][data-field="agent"][data-value="openhands"]')`, "the agent facet")
+	assert.True(t, eval[bool](t, b, `!!document.querySelector('.group [data-testid="agent-badge"][data-agent="openhands"]')`), "hits name their agent")
+	shot(t, b, e, "openhands-search")
 
 	// The first user message.
 	item := fmt.Sprintf(`[data-testid="item"][data-seq="%d"]`, user.Seq)
 	open(t, b, e, fmt.Sprintf("#/session/%s?seq=%d", id, user.Seq), item)
 	text := eval[string](t, b, `document.querySelector('`+item+`').innerText`)
 	assert.Contains(t, text, firstWords(user.Text, 40), "the user message shows")
+	assert.Equal(t, "OpenHands", eval[string](t, b, `document.querySelector('[data-testid="agent-badge"]')?.textContent ?? ''`), "the header marks the agent")
+	assert.Contains(t, eval[string](t, b, `document.querySelector('[data-testid="session-agent"]')?.textContent ?? ''`), "OpenHands", "the header names the agent")
 	n := eval[int](t, b, `document.querySelectorAll('[data-testid="item"]').length`)
 	assert.Greater(t, n, 1, "the conversation shows more than one item")
 	shot(t, b, e, "openhands-conversation")
