@@ -67,6 +67,7 @@ func TestOpenHandsInListings(t *testing.T) {
 	assert.Len(t, comps, 2, "both Condensations")
 	for _, c := range comps {
 		assert.Equal(t, real, c["session_id"])
+		assert.Equal(t, "openhands", c["agent"])
 		assert.NotEmpty(t, arr(t, c["shadowedSeqs"]), "a condensation names what it forgot")
 	}
 	all := sessionIDs(objs(t, mustJSON[any](t, data, "compactions", "--json")))
@@ -76,6 +77,7 @@ func TestOpenHandsInListings(t *testing.T) {
 	rejected := 0
 	for _, a := range apps {
 		assert.Equal(t, confirm, a["session_id"])
+		assert.Equal(t, "openhands", a["agent"])
 		if a["outcome"] == "rejected" {
 			rejected++
 		}

@@ -139,6 +139,11 @@ func TestOpenHandsConversation(t *testing.T) {
 	}
 	shot(t, b, e, "openhands-tool")
 
+	// The compactions view lists both condensations, marked OpenHands.
+	open(t, b, e, "#/compactions", `[data-testid="agent-badge"]`)
+	assert.Equal(t, 2, eval[int](t, b, `document.querySelectorAll('[data-testid="agent-badge"][data-agent="openhands"]').length`), "both condensations, marked")
+	shot(t, b, e, "openhands-compactions")
+
 	// Each condensation is a compaction card.
 	for i, c := range comps {
 		require.NotNil(t, c.StartSeq)

@@ -338,6 +338,7 @@ export namespace archive {
 	
 	export class Approval {
 	    session_id: string;
+	    agent?: string;
 	    id: string;
 	    toolName: string;
 	    callId?: string;
@@ -361,6 +362,7 @@ export namespace archive {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.session_id = source["session_id"];
+	        this.agent = source["agent"];
 	        this.id = source["id"];
 	        this.toolName = source["toolName"];
 	        this.callId = source["callId"];
@@ -396,6 +398,7 @@ export namespace archive {
 	}
 	export class Compaction {
 	    session_id: string;
+	    agent?: string;
 	    compactionId: string;
 	    kind: string;
 	    turn?: number;
@@ -424,6 +427,7 @@ export namespace archive {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.session_id = source["session_id"];
+	        this.agent = source["agent"];
 	        this.compactionId = source["compactionId"];
 	        this.kind = source["kind"];
 	        this.turn = source["turn"];
