@@ -142,6 +142,7 @@ func TestOpenHandsConversation(t *testing.T) {
 	// The compactions view lists both condensations, marked OpenHands.
 	open(t, b, e, "#/compactions", `[data-testid="agent-badge"]`)
 	assert.Equal(t, 2, eval[int](t, b, `document.querySelectorAll('[data-testid="agent-badge"][data-agent="openhands"]').length`), "both condensations, marked")
+	assert.NotContains(t, eval[string](t, b, `document.querySelector('[data-testid="compaction-row"]').innerText`), "Manual", "no turns is not a manual compaction")
 	shot(t, b, e, "openhands-compactions")
 
 	// Each condensation is a compaction card.
