@@ -259,8 +259,12 @@ func TestOpenHandsTimeline(t *testing.T) {
 	tl, err := s.Timeline(ctx, fr.SessionID, archive.TimelineQuery{Limit: archive.MaxTimelineLimit})
 	require.NoError(t, err)
 	kinds := map[string]int{}
+	thoughts := 0
 	for _, it := range tl.Items {
 		kinds[it.Kind]++
+		if it.Kind == archive.ItemTool && it.Message != nil && it.Message.Text != "" {
+			thoughts++ // the ActionEvent's thought shows with its call
+		}
 		if it.Tool != nil && it.Type == "ActionEvent" {
 			assert.NotEmpty(t, it.Tool.Name, "seq %d", it.Seq)
 		}
@@ -277,6 +281,7 @@ func TestOpenHandsTimeline(t *testing.T) {
 	assert.Equal(t, 2, kinds[archive.ItemCompaction], "%v", kinds)
 	assert.Positive(t, kinds[archive.ItemTool], "%v", kinds)
 	assert.Positive(t, kinds[archive.ItemMessage], "%v", kinds)
+	assert.Positive(t, thoughts, "tool items carry the thought before the call")
 	t.Logf("timeline kinds: %v; %d of %d calls paired", kinds, paired, len(calls))
 }
 

@@ -222,7 +222,7 @@ func (s *Store) Approvals(ctx context.Context, f ItemFilter) ([]Approval, error)
 		return nil, err
 	}
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT s.id, a.approval_id, COALESCE(a.tool_name, ''), COALESCE(a.call_id, ''), COALESCE(a.reason, ''), a.turn,
+		SELECT s.id, s.agent, a.approval_id, COALESCE(a.tool_name, ''), COALESCE(a.call_id, ''), COALESCE(a.reason, ''), a.turn,
 		       a.asked_seq, a.asked_at, a.decided_seq, a.decided_at, a.outcome,
 		       COALESCE(a.policy, ''), COALESCE(a.sandbox_mode, ''), COALESCE(a.permission_preset, '')
 		FROM approvals a JOIN sessions s ON s.pk = a.session_pk
@@ -237,7 +237,7 @@ func (s *Store) Approvals(ctx context.Context, f ItemFilter) ([]Approval, error)
 		var a Approval
 		var turn, aseq, aat, dseq, dat sql.NullInt64
 		var outcome sql.NullString
-		if err := rows.Scan(&a.SessionID, &a.ID, &a.ToolName, &a.CallID, &a.Reason, &turn, &aseq, &aat, &dseq, &dat,
+		if err := rows.Scan(&a.SessionID, &a.Agent, &a.ID, &a.ToolName, &a.CallID, &a.Reason, &turn, &aseq, &aat, &dseq, &dat,
 			&outcome, &a.Policy, &a.SandboxMode, &a.PermissionPreset); err != nil {
 			return nil, err
 		}
@@ -291,7 +291,7 @@ func (s *Store) Compactions(ctx context.Context, f ItemFilter) ([]Compaction, er
 		return nil, err
 	}
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT s.id, `+compactionColumns+`
+		SELECT s.id, s.agent, `+compactionColumns+`
 		FROM compactions c JOIN sessions s ON s.pk = c.session_pk
 		`+compactionPruneJoin+`
 		WHERE (? = 0 OR c.session_pk = ?)
@@ -303,7 +303,7 @@ func (s *Store) Compactions(ctx context.Context, f ItemFilter) ([]Compaction, er
 	out := []Compaction{}
 	for rows.Next() {
 		var c Compaction
-		if err := scanCompaction(rows, &c, &c.SessionID); err != nil {
+		if err := scanCompaction(rows, &c, &c.SessionID, &c.Agent); err != nil {
 			return nil, err
 		}
 		out = append(out, c)

@@ -380,13 +380,22 @@ func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, sess timelineSession, r
 		return items, nil
 	}
 	tt := &timelineTypes
-	var msgSeqs []int64
+	var msgSeqs, callSeqs []int64
 	for _, r := range rows {
-		if slices.Contains(tt.Messages, r.typ) {
+		switch {
+		case slices.Contains(tt.Messages, r.typ):
 			msgSeqs = append(msgSeqs, r.seq)
+		case slices.Contains(tt.ToolCalls, r.typ):
+			callSeqs = append(callSeqs, r.seq)
 		}
 	}
 	msgs, err := s.messagesBySeq(ctx, tx, sess, msgSeqs)
+	if err != nil {
+		return nil, err
+	}
+	// An event can be a message and a tool call at once (an OpenHands ActionEvent
+	// carries the thought and reasoning before its call): its item shows both.
+	thoughts, err := s.messagesBySeq(ctx, tx, sess, callSeqs)
 	if err != nil {
 		return nil, err
 	}
@@ -465,6 +474,10 @@ func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, sess timelineSession, r
 					Turn: intPtr(r.turn), Step: intPtr(r.step), CallSeq: r.seq, CallTime: msTime(r.time)}
 			}
 			it.Kind = ItemTool
+			if m, ok := thoughts[r.seq]; ok {
+				m.Surface, m.ShadowedBy = it.Surface, it.ShadowedBy
+				it.Message = m
+			}
 		case slices.Contains(tt.Asked, r.typ):
 			if a, ok := approvals[l.asked.ID]; ok && a.AskedSeq != nil && *a.AskedSeq == r.seq {
 				it.Approval = a

@@ -88,6 +88,7 @@ type ToolCall struct {
 // Approval is one approval request and its decision (Outcome nil while undecided).
 type Approval struct {
 	SessionID        string     `json:"session_id"`
+	Agent            string     `json:"agent,omitempty"` // the session's agent, in archive-wide lists
 	ID               string     `json:"id"`
 	ToolName         string     `json:"toolName"`
 	CallID           string     `json:"callId,omitempty"`
@@ -106,6 +107,7 @@ type Approval struct {
 // Compaction is one compaction bracket (or a tool-result prune).
 type Compaction struct {
 	SessionID      string     `json:"session_id"`
+	Agent          string     `json:"agent,omitempty"` // the session's agent, in archive-wide lists
 	CompactionID   string     `json:"compactionId"`
 	Kind           string     `json:"kind"` // compaction | prune
 	Turn           *int64     `json:"turn"`

@@ -10,7 +10,7 @@ import (
 )
 
 // facetFields are the fields Facets counts, in its order.
-var facetFields = [...]string{fieldKind, fieldTool, fieldProject, fieldMonth}
+var facetFields = [...]string{fieldKind, fieldTool, fieldProject, fieldMonth, fieldAgent}
 
 // facetField is a facet field of one segment. Its values are read from the
 // field's dictionary; the rest is built on first use, for the way a count
@@ -192,7 +192,7 @@ func (v *snapView) facets(docs bits) (Facets, error) {
 		}
 		return topFacets(facetFields[k], out)
 	}
-	return Facets{Kind: list(0), Tool: list(1), Project: list(2), Month: list(3)}, nil
+	return Facets{Kind: list(0), Tool: list(1), Project: list(2), Month: list(3), Agent: list(4)}, nil
 }
 
 // topFacets keeps a facet's facetSizes[field] most frequent values (ties by

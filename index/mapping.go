@@ -9,7 +9,7 @@ import (
 // indexVersion names the on-disk format: the mapping, the analyzers and what a
 // document holds. Bump it with any change to them; Open then discards an index
 // written by another version and the next Sync rebuilds it from the archive.
-const indexVersion = 5
+const indexVersion = 6
 
 // docType is the one document type in the index.
 const docType = "block"
@@ -47,7 +47,7 @@ const (
 )
 
 // storedFields are loaded into every hit, so a result needs no archive lookup.
-var storedFields = []string{fieldSession, fieldSeq, fieldKind, fieldRole, fieldTool, fieldProject, fieldSurface, fieldTime, fieldIsError}
+var storedFields = []string{fieldSession, fieldSeq, fieldKind, fieldRole, fieldTool, fieldProject, fieldAgent, fieldSurface, fieldTime, fieldIsError}
 
 // newMapping builds the explicit mapping: one document type, no dynamic fields,
 // no _all field, and text analyzed by the logbook analyzer.
@@ -98,7 +98,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	dm.AddFieldMappingsAt(fieldTool, keywordField(true))
 	dm.AddFieldMappingsAt(fieldProject, keywordField(true))
 	dm.AddFieldMappingsAt(fieldSession, keywordField(true))
-	dm.AddFieldMappingsAt(fieldAgent, keywordField(false))
+	dm.AddFieldMappingsAt(fieldAgent, keywordField(true)) // stored: a hit names its agent
 	dm.AddFieldMappingsAt(fieldSurface, keywordField(true))
 	dm.AddFieldMappingsAt(fieldMonth, keywordField(false))
 

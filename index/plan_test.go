@@ -60,6 +60,7 @@ func bleveOracle(t *testing.T, ix *Index, text, sortBy string) (ids []string, fa
 		add(fieldKind, h.Kind)
 		add(fieldTool, h.Tool)
 		add(fieldProject, h.Project)
+		add(fieldAgent, h.Agent)
 		if !h.Time.IsZero() {
 			add(fieldMonth, h.Time.Format("2006-01"))
 		}
@@ -71,7 +72,7 @@ func bleveOracle(t *testing.T, ix *Index, text, sortBy string) (ids []string, fa
 		}
 		return topFacets(field, out)
 	}
-	return ids, Facets{Kind: list(fieldKind), Tool: list(fieldTool), Project: list(fieldProject), Month: list(fieldMonth)}
+	return ids, Facets{Kind: list(fieldKind), Tool: list(fieldTool), Project: list(fieldProject), Agent: list(fieldAgent), Month: list(fieldMonth)}
 }
 
 // TestPlanMatchesBleve holds the planned and the exhaustive search to plain

@@ -339,7 +339,7 @@ func scale1(n uint64, scale float64) uint64 { return uint64(math.Round(float64(n
 
 // scaleFacets multiplies every count of f by scale.
 func scaleFacets(f Facets, scale float64) Facets {
-	for _, list := range [][]FacetCount{f.Kind, f.Tool, f.Project, f.Month} {
+	for _, list := range [][]FacetCount{f.Kind, f.Tool, f.Project, f.Agent, f.Month} {
 		for i := range list {
 			list[i].Count = int(scale1(uint64(list[i].Count), scale))
 		}
@@ -405,7 +405,7 @@ func treeExact(n node) bool {
 }
 
 func emptyFacets() Facets {
-	return Facets{Kind: []FacetCount{}, Tool: []FacetCount{}, Project: []FacetCount{}, Month: []FacetCount{}}
+	return Facets{Kind: []FacetCount{}, Tool: []FacetCount{}, Project: []FacetCount{}, Agent: []FacetCount{}, Month: []FacetCount{}}
 }
 
 // plannable reports whether the index is one the planner can read (scorch,

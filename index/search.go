@@ -81,6 +81,7 @@ type Hit struct {
 	Role      string    `json:"role"`
 	Tool      string    `json:"tool"`
 	Project   string    `json:"project"`
+	Agent     string    `json:"agent"` // the session's format: "dsh", "openhands"
 	Surface   string    `json:"surface"`
 	Time      time.Time `json:"time"`
 	IsError   bool      `json:"is_error"`
@@ -90,13 +91,14 @@ type Hit struct {
 	Fragments []string `json:"fragments"`
 }
 
-// Facets counts all matches by kind, tool, project and month ("2006-01", newest
+// Facets counts all matches by kind, tool, project, agent and month ("2006-01", newest
 // first); the others are most frequent first. Only the first page (no cursor)
 // carries them: later pages of the same query return empty lists.
 type Facets struct {
 	Kind    []FacetCount `json:"kind"`
 	Tool    []FacetCount `json:"tool"`
 	Project []FacetCount `json:"project"`
+	Agent   []FacetCount `json:"agent"`
 	Month   []FacetCount `json:"month"`
 }
 
@@ -107,7 +109,7 @@ type FacetCount struct {
 }
 
 // facetSizes are how many values each facet returns.
-var facetSizes = map[string]int{fieldKind: 12, fieldTool: 20, fieldProject: 20, fieldMonth: 36}
+var facetSizes = map[string]int{fieldKind: 12, fieldTool: 20, fieldProject: 20, fieldAgent: 8, fieldMonth: 36}
 
 // Search runs q. A query that does not parse, or is over a limit (limits.go),
 // returns an error wrapping a *QueryError, whose message and position can be
@@ -193,6 +195,7 @@ func newHit(d *search.DocumentMatch) Hit {
 		Role:      str(fieldRole),
 		Tool:      str(fieldTool),
 		Project:   str(fieldProject),
+		Agent:     str(fieldAgent),
 		Surface:   str(fieldSurface),
 		Score:     d.Score,
 	}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stripAnsi } from './format';
+import { agentLabel, stripAnsi } from './format';
 
 describe('stripAnsi', () => {
   it('removes colour codes and keeps the text', () => {
@@ -16,5 +16,14 @@ describe('stripAnsi', () => {
     const s = '写入权限 [31m is not an escape';
     expect(stripAnsi(s)).toBe(s);
     expect(stripAnsi('')).toBe('');
+  });
+});
+
+describe('agentLabel', () => {
+  it('names the known agents and passes others through', () => {
+    expect(agentLabel('openhands')).toBe('OpenHands');
+    expect(agentLabel('dsh')).toBe('dsh');
+    expect(agentLabel('other')).toBe('other');
+    expect(agentLabel(undefined)).toBe('');
   });
 });

@@ -68,3 +68,15 @@ export function stripAnsi(s: string): string {
   if (!s || (s.indexOf('\x1b') < 0 && s.indexOf('\x9b') < 0)) return s;
   return s.replace(ANSI, '');
 }
+
+/** The name an agent (a session's format: "dsh", "openhands") is shown by. */
+export function agentLabel(agent: string | null | undefined): string {
+  switch ((agent ?? '').toLowerCase()) {
+    case 'openhands':
+      return 'OpenHands';
+    case 'dsh':
+      return 'dsh';
+    default:
+      return agent ?? '';
+  }
+}

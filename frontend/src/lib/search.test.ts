@@ -215,7 +215,7 @@ describe('errors', () => {
 
 function hit(id: string, session: string, seq: number): Hit {
   return {
-    id, session_id: session, seq, kind: 'assistant', role: 'assistant', tool: '', project: '', surface: 'current',
+    id, session_id: session, seq, kind: 'assistant', role: 'assistant', tool: '', project: '', agent: 'dsh', surface: 'current',
     time: '2026-08-16T10:00:00Z', is_error: false, score: 1, fragments: [],
   };
 }

@@ -454,6 +454,7 @@ export namespace archive {
 	
 	export class Approval {
 	    session_id: string;
+	    agent?: string;
 	    id: string;
 	    toolName: string;
 	    callId?: string;
@@ -477,6 +478,7 @@ export namespace archive {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.session_id = source["session_id"];
+	        this.agent = source["agent"];
 	        this.id = source["id"];
 	        this.toolName = source["toolName"];
 	        this.callId = source["callId"];
@@ -512,6 +514,7 @@ export namespace archive {
 	}
 	export class Compaction {
 	    session_id: string;
+	    agent?: string;
 	    compactionId: string;
 	    kind: string;
 	    turn?: number;
@@ -540,6 +543,7 @@ export namespace archive {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.session_id = source["session_id"];
+	        this.agent = source["agent"];
 	        this.compactionId = source["compactionId"];
 	        this.kind = source["kind"];
 	        this.turn = source["turn"];
@@ -1420,6 +1424,7 @@ export namespace index {
 	    kind: FacetCount[];
 	    tool: FacetCount[];
 	    project: FacetCount[];
+	    agent: FacetCount[];
 	    month: FacetCount[];
 	
 	    static createFrom(source: any = {}) {
@@ -1431,6 +1436,7 @@ export namespace index {
 	        this.kind = this.convertValues(source["kind"], FacetCount);
 	        this.tool = this.convertValues(source["tool"], FacetCount);
 	        this.project = this.convertValues(source["project"], FacetCount);
+	        this.agent = this.convertValues(source["agent"], FacetCount);
 	        this.month = this.convertValues(source["month"], FacetCount);
 	    }
 	
@@ -1460,6 +1466,7 @@ export namespace index {
 	    role: string;
 	    tool: string;
 	    project: string;
+	    agent: string;
 	    surface: string;
 	    // Go type: time
 	    time: any;
@@ -1480,6 +1487,7 @@ export namespace index {
 	        this.role = source["role"];
 	        this.tool = source["tool"];
 	        this.project = source["project"];
+	        this.agent = source["agent"];
 	        this.surface = source["surface"];
 	        this.time = this.convertValues(source["time"], null);
 	        this.is_error = source["is_error"];

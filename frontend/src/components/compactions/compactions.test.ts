@@ -36,6 +36,7 @@ describe('compactions', () => {
     expect(triggerLabel(comp({ turn: null }))).toMatch(/Manual/);
     expect(triggerLabel(comp({ turn: 3 }))).toBe('Automatic, in turn 3');
     expect(triggerLabel(comp({ kind: 'prune' }))).toMatch(/pruned/);
+    expect(triggerLabel(comp({ turn: null, agent: 'openhands' }))).toBe('Condensation');
   });
 
   it('previews the first lines', () => {

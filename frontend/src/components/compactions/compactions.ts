@@ -57,6 +57,8 @@ export function joinCompactions(list: Compaction[], sessions: Map<string, Sessio
 /** What set the compaction off: a manual /compact between turns, or the agent inside a turn. */
 export function triggerLabel(c: Compaction): string {
   if (c.kind === 'prune') return 'Tool output pruned';
+  // OpenHands has no turns, so turn says nothing of what started its condenser.
+  if (c.agent === 'openhands') return 'Condensation';
   return c.turn === null ? 'Manual, between turns' : `Automatic, in turn ${c.turn}`;
 }
 
