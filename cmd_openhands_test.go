@@ -30,6 +30,9 @@ func TestOpenHandsInListings(t *testing.T) {
 		}
 		t.Skipf("OpenHands corpus absent: %v", err)
 	}
+	// The report names the folder it read, links resolved (../shared may be one).
+	conv, err = filepath.EvalSymlinks(conv)
+	require.NoError(t, err)
 	data := t.TempDir()
 	dshLog, dshPath := genLog(t, t.TempDir(), 3, "/home/u/dsh", false)
 	facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 8, Turns: 10, Confirmation: true})
