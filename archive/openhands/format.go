@@ -130,6 +130,11 @@ func (Format) ReadSource(ctx context.Context, path string, raw []byte) (*format.
 			return &format.Read{Layout: string(prev.Snapshot.Unit.Layout), Unchanged: true, Stamp: raw}, nil
 		}
 	}
+	// A file this machine could not read (permission, I/O error, vanished) is a
+	// fault to report and retry, never a damaged conversation to archive as such.
+	if err := conv.Fault(); err != nil {
+		return nil, err
+	}
 	st := prev
 	if reset {
 		st = stamp{}

@@ -77,7 +77,11 @@ type loaded struct {
 func loadEvent(dir string, f seqFile, max int64) loaded {
 	data, fi, err := readRegular(filepath.Join(dir, filepath.FromSlash(f.name)), max)
 	if err != nil {
-		return loaded{prob: &Problem{Kind: problemFromReadErr(err), Severity: SeverityWarning, File: f.name, Message: err.Error()}}
+		p := &Problem{Kind: problemFromReadErr(err), Severity: SeverityWarning, File: f.name, Message: err.Error()}
+		if p.Kind == ProblemUnreadable {
+			p.Err = err
+		}
+		return loaded{prob: p}
 	}
 	sf := sourceFile(f.name, RoleEvent, data, fi.ModTime())
 	rec, p := decodeRecord(f.name, 0, 0, f.seq, data)
@@ -291,6 +295,6 @@ func (b *builder) dirError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	b.problem(Problem{Kind: ProblemUnreadable, Severity: SeverityError, Message: fmt.Sprintf("list folder: %v", err)})
+	b.problem(Problem{Kind: ProblemUnreadable, Severity: SeverityError, Message: fmt.Sprintf("list folder: %v", err), Err: err})
 	return nil
 }

@@ -52,7 +52,7 @@ func (b *builder) readJSONL(ctx context.Context, u Unit, from Cursor) error {
 		return nil
 	}
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		b.problem(Problem{Kind: ProblemUnreadable, Severity: SeverityError, File: name, Message: err.Error()})
+		b.problem(Problem{Kind: ProblemUnreadable, Severity: SeverityError, File: name, Message: err.Error(), Err: err})
 		return nil
 	}
 	// all keeps the exact bytes read; records point into it. It is sized
@@ -80,7 +80,7 @@ func (b *builder) readJSONL(ctx context.Context, u Unit, from Cursor) error {
 			break
 		}
 		if rerr != nil && rerr != io.EOF {
-			b.problem(Problem{Kind: ProblemUnreadable, Severity: SeverityError, File: name, Line: line + 1, Offset: start + lineStart, Message: rerr.Error()})
+			b.problem(Problem{Kind: ProblemUnreadable, Severity: SeverityError, File: name, Line: line + 1, Offset: start + lineStart, Message: rerr.Error(), Err: rerr})
 			break
 		}
 		if len(chunk) == 0 {

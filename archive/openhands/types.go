@@ -1,7 +1,10 @@
 package openhands
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"time"
 )
 
@@ -106,6 +109,10 @@ type Problem struct {
 	// Offset is the byte offset in File where the problem starts.
 	Offset  int64  `json:"offset"`
 	Message string `json:"message"`
+	// Err is the error of this machine (a permission, an I/O error, a file that
+	// vanished mid-read) behind an unreadable problem, nil when the fault is the
+	// file's own. An importer reports such a conversation as failed, not damaged.
+	Err error `json:"-"`
 }
 
 // Error formats the problem as "file:line@offset: kind: message".
@@ -221,6 +228,22 @@ func (c *Conversation) File(name string) *SourceFile {
 	for i := range c.Files {
 		if c.Files[i].Name == name {
 			return &c.Files[i]
+		}
+	}
+	return nil
+}
+
+// Fault returns the first error of this machine met while reading the
+// conversation (see Problem.Err), naming the file, or nil.
+func (c *Conversation) Fault() error {
+	for _, p := range c.Problems {
+		var pe *fs.PathError
+		switch {
+		case p.Err == nil:
+		case errors.As(p.Err, &pe):
+			return p.Err // it names the file already
+		default:
+			return fmt.Errorf("read %s: %w", filepath.Join(c.Unit.Path, p.File), p.Err)
 		}
 	}
 	return nil
