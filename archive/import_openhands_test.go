@@ -3,10 +3,8 @@ package archive_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/openhands"
+	"github.com/logbook/logbook/archive/openhands/openhandstest"
 	"github.com/logbook/logbook/archive/openhandsgen"
 )
 
@@ -35,57 +34,6 @@ func ohCorpus(t *testing.T) string {
 	return abs
 }
 
-// countEvents counts a conversation's events without package openhands: event
-// file names for folders, non-blank lines for JSONL, top-level array items (or
-// the "trajectory" member's) for a V0 trajectory.
-func countEvents(t *testing.T, path, layout string) int64 {
-	t.Helper()
-	count := func(dir string, re *regexp.Regexp) int64 {
-		entries, err := os.ReadDir(dir)
-		if os.IsNotExist(err) {
-			return 0
-		}
-		require.NoError(t, err)
-		var n int64
-		for _, e := range entries {
-			if re.MatchString(e.Name()) {
-				n++
-			}
-		}
-		return n
-	}
-	switch layout {
-	case "sdk-eventlog":
-		return count(filepath.Join(path, "events"), regexp.MustCompile(`^event-\d+-.*\.json$`))
-	case "cli-trajectory":
-		return count(path, regexp.MustCompile(`^event-\d+-.*\.json$`))
-	case "v0-session":
-		return count(filepath.Join(path, "events"), regexp.MustCompile(`^\d+\.json$`))
-	case "jsonl":
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		var n int64
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			if len(bytes.TrimSpace(l)) > 0 {
-				n++
-			}
-		}
-		return n
-	case "v0-trajectory":
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		var arr []json.RawMessage
-		if json.Unmarshal(data, &arr) != nil {
-			var w struct{ Trajectory []json.RawMessage }
-			require.NoError(t, json.Unmarshal(data, &w))
-			arr = w.Trajectory
-		}
-		return int64(len(arr))
-	}
-	t.Fatalf("layout %s not counted", layout)
-	return 0
-}
-
 // TestImportOpenHandsCorpus imports every conversation of the real corpus: each
 // is ok, holds the events counted from its files, its condensations are stored
 // as compactions, and its files come back byte for byte.
@@ -101,7 +49,7 @@ func TestImportOpenHandsCorpus(t *testing.T) {
 		require.Equal(t, "openhands", f.Agent, f.Path)
 		assert.Equal(t, archive.VerdictOK, f.Verdict, "%s: %+v", f.Path, f.Error)
 		assert.Equal(t, "new", f.Action)
-		want := countEvents(t, f.Path, f.Format)
+		want := int64(openhandstest.CountEvents(t, f.Path, openhands.Layout(f.Format)))
 		assert.Equal(t, want, f.LogicalEvents, f.Path)
 		assert.Equal(t, want, f.Records, f.Path)
 		sess, err := s.Session(ctx, f.SessionID)

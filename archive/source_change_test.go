@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -18,19 +17,6 @@ import (
 	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/dsh"
 )
-
-// realPlain returns the real log decompressed, as a plain session file would hold it.
-func realPlain(t *testing.T) []byte {
-	t.Helper()
-	raw, err := os.ReadFile(archivetest.Corpus(t, archivetest.RealLog))
-	require.NoError(t, err)
-	dec, err := zstd.NewReader(nil)
-	require.NoError(t, err)
-	defer dec.Close()
-	plain, err := dec.DecodeAll(raw, nil)
-	require.NoError(t, err)
-	return plain
-}
 
 // lineStart returns the byte offset of 1-based line n.
 func lineStart(b []byte, n int) int {
@@ -59,7 +45,7 @@ func sessionText(t *testing.T, s *archive.Store, id string) string {
 // put back (only the ctime tells). Both times the import notices, reads the file
 // again, and the new word is archived and exported.
 func TestSameLengthEditInTheMiddleIsNotMissed(t *testing.T) {
-	plain := realPlain(t)
+	plain := realLog(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "session.jsonl")
 	require.NoError(t, os.WriteFile(path, plain, 0o644))
@@ -112,7 +98,7 @@ func TestSameLengthEditInTheMiddleIsNotMissed(t *testing.T) {
 // goes back to normal when the source is repaired.
 func TestDamagedSourceKeepsTheArchivedVersion(t *testing.T) {
 	ctx := context.Background()
-	plain := realPlain(t)
+	plain := realLog(t)
 	path := filepath.Join(t.TempDir(), "session.jsonl")
 	writeFile(t, path, plain)
 	s := archivetest.MustOpen(t)

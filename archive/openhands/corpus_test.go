@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive/openhands"
+	"github.com/logbook/logbook/archive/openhands/openhandstest"
 )
 
 // corpusDir is the shared real corpus, read in place and never copied.
@@ -32,56 +33,6 @@ func corpus(t *testing.T) string {
 		t.Fatalf("corpus %s absent under CI: %v", corpusDir, err)
 	}
 	return corpusDir
-}
-
-// expectedEvents counts a unit's events without the reader: event file names
-// for folders, non-blank lines for JSONL, array items for trajectories.
-func expectedEvents(t *testing.T, u openhands.Unit) int {
-	t.Helper()
-	count := func(dir string, re *regexp.Regexp) int {
-		entries, err := os.ReadDir(dir)
-		if os.IsNotExist(err) {
-			return 0
-		}
-		require.NoError(t, err)
-		n := 0
-		for _, e := range entries {
-			if re.MatchString(e.Name()) {
-				n++
-			}
-		}
-		return n
-	}
-	switch u.Layout {
-	case openhands.LayoutSDK:
-		return count(filepath.Join(u.Path, "events"), regexp.MustCompile(`^event-.*\.json$`))
-	case openhands.LayoutCLITrajectory:
-		return count(u.Path, regexp.MustCompile(`^event-.*\.json$`))
-	case openhands.LayoutV0Session:
-		return count(filepath.Join(u.Path, "events"), regexp.MustCompile(`^[0-9]+\.json$`))
-	case openhands.LayoutJSONL:
-		data, err := os.ReadFile(u.Path)
-		require.NoError(t, err)
-		n := 0
-		for _, l := range strings.Split(string(data), "\n") {
-			if strings.TrimSpace(l) != "" {
-				n++
-			}
-		}
-		return n
-	case openhands.LayoutV0Trajectory:
-		data, err := os.ReadFile(u.Path)
-		require.NoError(t, err)
-		var items []json.RawMessage
-		if json.Unmarshal(data, &items) != nil {
-			var w struct{ Trajectory []json.RawMessage }
-			require.NoError(t, json.Unmarshal(data, &w))
-			items = w.Trajectory
-		}
-		return len(items)
-	}
-	t.Fatalf("no independent count for layout %s", u.Layout)
-	return 0
 }
 
 var condensationKind = regexp.MustCompile(`"kind":\s*"Condensation"`)
@@ -128,7 +79,7 @@ func TestCorpus(t *testing.T) {
 			if c.Meta.ConversationID != "" {
 				assert.Equal(t, c.Meta.ConversationID, u.SessionID, "the unit carries the conversation's own id")
 			}
-			want := expectedEvents(t, u)
+			want := openhandstest.CountEvents(t, u.Path, u.Layout)
 			assert.Equal(t, want, len(c.Records))
 			if want > 0 {
 				conversations++

@@ -325,7 +325,6 @@ func problems(c *Conversation) (format.Verdict, *format.Problem, []format.Proble
 	if v == "" {
 		v = format.VerdictOK
 	}
-	var problem *format.Problem
 	var warnings []format.Problem
 	// A problem about an event file that is a record is placed at the record's
 	// line; one about a JSONL line keeps that line.
@@ -347,24 +346,28 @@ func problems(c *Conversation) (format.Verdict, *format.Problem, []format.Proble
 	}
 	// The problem that made the verdict: the first error, or for a recovered
 	// conversation the first warning.
-	for _, sev := range []Severity{SeverityError, SeverityWarning} {
-		for i, p := range c.Problems {
-			if p.Severity == sev && problem == nil && v != format.VerdictOK {
-				problem = &warnings[i]
-			}
+	if v != format.VerdictOK {
+		if i := firstOf(c.Problems, SeverityError, SeverityWarning); i >= 0 {
+			problem := warnings[i]
+			rest := make([]format.Problem, 0, len(warnings)-1)
+			rest = append(append(rest, warnings[:i]...), warnings[i+1:]...)
+			return v, &problem, rest
 		}
-	}
-	if problem != nil {
-		rest := make([]format.Problem, 0, len(warnings)-1)
-		for i := range warnings {
-			if &warnings[i] != problem {
-				rest = append(rest, warnings[i])
-			}
-		}
-		p := *problem
-		return v, &p, rest
 	}
 	return v, nil, warnings
+}
+
+// firstOf is the index of the first problem of the first severity any problem
+// has, in the order given, or -1.
+func firstOf(ps []Problem, sevs ...Severity) int {
+	for _, sev := range sevs {
+		for i, p := range ps {
+			if p.Severity == sev {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 func worse(a, b format.Verdict) bool {
