@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/logbook/logbook/archive"
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/index"
 	"github.com/logbook/logbook/sync/follow"
 )
@@ -95,7 +94,7 @@ func cmdWatch(ctx context.Context, e *env, args []string) error {
 		Roots:    roots,
 		Import:   w.importFiles(importCtx),
 		Path:     func(r archive.FileReport) string { return r.Path },
-		Torn:     isTornTail,
+		Torn:     archive.FileReport.TornTail,
 		OnImport: w.batch,
 		OnStatus: w.status,
 		Logger:   e.logger,
@@ -111,12 +110,6 @@ func cmdWatch(ctx context.Context, e *env, args []string) error {
 	// What the last batch imported is searchable once the watch has stopped.
 	w.syncIndex(context.WithoutCancel(ctx))
 	return nil
-}
-
-// isTornTail reports whether a report says the file ends in a torn line or
-// frame: the verdict a log being written gets between two of its writes.
-func isTornTail(r archive.FileReport) bool {
-	return r.Verdict == archive.VerdictRecovered && r.Error != nil && r.Error.Kind == dsh.KindTornTail
 }
 
 // watcher is the state of one `logbook watch`: what it prints, and the index
@@ -187,7 +180,7 @@ func (w *watcher) flushUnreported() {
 	w.mu.Unlock()
 	for _, r := range files {
 		st := follow.Imported
-		if isTornTail(r) {
+		if r.TornTail() {
 			st = follow.Writing
 		}
 		w.print(follow.File[archive.FileReport]{Report: r, State: st})

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/logbook/logbook/archive"
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/sync/follow"
 )
 
@@ -82,7 +81,7 @@ func (a *App) startFollow() {
 		Roots:    a.roots(),
 		Import:   a.followImport,
 		Path:     func(r archive.FileReport) string { return r.Path },
-		Torn:     isTornTail,
+		Torn:     archive.FileReport.TornTail,
 		OnImport: a.followBatch,
 		OnStatus: func(follow.Status) { a.events.Publish(EventFollowStatus, a.followStatus()) },
 		Logger:   a.deps.Logger,
@@ -135,12 +134,6 @@ func (a *App) followImport(ctx context.Context, paths []string) ([]archive.FileR
 		return nil, err
 	}
 	return rep.Files, err
-}
-
-// isTornTail reports whether a report says the file ends in a torn line or
-// frame: the verdict a log being written gets between two of its writes.
-func isTornTail(r archive.FileReport) bool {
-	return r.Verdict == archive.VerdictRecovered && r.Error != nil && r.Error.Kind == dsh.KindTornTail
 }
 
 // followBatch takes one import run of the follower: the sessions it changed are

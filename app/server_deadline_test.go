@@ -21,7 +21,15 @@ import (
 // header timeout) on a loopback port until the test ends.
 func serveReal(t *testing.T, o ServerOptions) (addr string, stop func() error) {
 	t.Helper()
-	ta := newTestApp(t)
+	_, addr, stop = serveRealApp(t, o)
+	return addr, stop
+}
+
+// serveRealApp is serveReal that also returns the app it serves (its hub
+// publishes to the event stream).
+func serveRealApp(t *testing.T, o ServerOptions) (ta *testApp, addr string, stop func() error) {
+	t.Helper()
+	ta = newTestApp(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	o.Addr, o.Token, o.Logger = ln.Addr().String(), testToken, quietLogger()
@@ -39,7 +47,7 @@ func serveReal(t *testing.T, o ServerOptions) (addr string, stop func() error) {
 		return serr
 	}
 	t.Cleanup(func() { _ = stop() })
-	return ln.Addr().String(), stop
+	return ta, ln.Addr().String(), stop
 }
 
 // stallMidBody opens n connections that each send a call's headers and the first
@@ -96,7 +104,7 @@ func TestServerRefusesStalledUnauthenticatedBodiesAtOnce(t *testing.T) {
 }
 
 func TestServerBodyDeadline(t *testing.T) {
-	addr, _ := serveReal(t, ServerOptions{BodyTimeout: 300 * time.Millisecond})
+	ta, addr, _ := serveRealApp(t, ServerOptions{BodyTimeout: 300 * time.Millisecond})
 	const n = 20
 	start := time.Now()
 	statuses, closed := stallMidBody(t, addr, n, "X-Logbook-Token: "+testToken+"\r\n", 3*time.Second)
@@ -150,10 +158,22 @@ func TestServerBodyDeadline(t *testing.T) {
 		require.NoError(t, err)
 		defer resp.Body.Close()
 		require.Equal(t, 200, resp.StatusCode)
-		time.Sleep(time.Second)
 		sc := bufio.NewScanner(resp.Body)
 		require.True(t, sc.Scan())
 		assert.Equal(t, "retry: 2000", sc.Text())
+		for sc.Scan() && sc.Text() != ": connected" { // subscribed
+		}
+		// Past the body deadline the stream still delivers: it is read from an
+		// open connection, not from what was written before a cut one closed.
+		time.Sleep(time.Second)
+		ta.hub.Publish(EventArchiveChanged, ArchiveChanged{Sessions: []string{"s-1"}})
+		var got []string
+		for len(got) < 2 && sc.Scan() {
+			if l := sc.Text(); l != "" && !strings.HasPrefix(l, ":") {
+				got = append(got, l)
+			}
+		}
+		assert.Equal(t, []string{"event: archive:changed", `data: {"sessions":["s-1"]}`}, got, "stream error: %v", sc.Err())
 	})
 }
 

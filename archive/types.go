@@ -2,6 +2,8 @@ package archive
 
 import (
 	"time"
+
+	"github.com/logbook/logbook/archive/dsh"
 )
 
 // Session is one archived agent session with its header facts and derived totals.
@@ -177,6 +179,12 @@ type FileReport struct {
 	// out.
 	Agent  string `json:"agent,omitempty"`
 	Format string `json:"format,omitempty"`
+}
+
+// TornTail reports whether the report says the file ends in a torn line or
+// frame: the verdict a log being written gets between two of its writes.
+func (r FileReport) TornTail() bool {
+	return r.Verdict == VerdictRecovered && r.Error != nil && r.Error.Kind == dsh.KindTornTail
 }
 
 // ImportReport sums up one import run.

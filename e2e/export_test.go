@@ -39,17 +39,9 @@ func exportPage(t *testing.T, tr *export.Transcript, name string) string {
 // its pages make (a file:// page's own load included).
 func offlineTab(t *testing.T) (context.Context, func() []string) {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath()), chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900),
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancel := chromedp.NewContext(allocator(t, 1280, 900))
 	ctx, tcancel := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { tcancel(); cancel(); acancel() })
+	t.Cleanup(func() { tcancel(); cancel() })
 	var mu sync.Mutex
 	var urls []string
 	require.NoError(t, chromedp.Listen(ctx, func(ev any) {

@@ -211,6 +211,18 @@ func corpusDir() string {
 // signed in (the page keeps the token URL's token in its sessionStorage).
 func browser(t *testing.T, e *env, width, height int) context.Context {
 	t.Helper()
+	ctx, cancel := chromedp.NewContext(allocator(t, width, height))
+	ctx, tcancel := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { tcancel(); cancel() })
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.url)), "open the token URL")
+	return ctx
+}
+
+// allocator is the context of a headless Chromium of the given window size with
+// a fresh profile, as every browser of these tests runs; it is ended when the
+// test is done.
+func allocator(t *testing.T, width, height int) context.Context {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath()), chromedp.UserDataDir(t.TempDir()),
 		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
@@ -219,11 +231,8 @@ func browser(t *testing.T, e *env, width, height int) context.Context {
 		chromedp.Flag("disable-quic", true), chromedp.WindowSize(width, height),
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, tcancel := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { tcancel(); cancel(); acancel() })
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.url)), "open the token URL")
-	return ctx
+	t.Cleanup(acancel)
+	return actx
 }
 
 // open navigates to a hash route of the app and waits for the selector.

@@ -21,16 +21,8 @@ import (
 // profile, and with it the browser's six connections per host.
 func oneBrowser(t *testing.T, width, height int) context.Context {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath()), chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-quic", true), chromedp.WindowSize(width, height),
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); acancel() })
+	ctx, cancel := chromedp.NewContext(allocator(t, width, height))
+	t.Cleanup(cancel)
 	require.NoError(t, chromedp.Do(ctx)) // start the browser
 	return ctx
 }
