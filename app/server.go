@@ -149,6 +149,7 @@ func NewServer(a *App, hub *Hub, opts ServerOptions) *Server {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /api/events", s.serveEvents)
 	s.mux.HandleFunc("POST /api/{method}", s.serveCall)
+	s.routeEvents()
 	// The machine-to-machine prefixes are reserved: their endpoints come later,
 	// each wrapped in machine, and until then a request with a valid key gets
 	// FastAPI's 404 and one without gets 401.

@@ -106,7 +106,7 @@ var projectorSQL = map[string]string{
 const eventBatch = 64
 
 // eventColumns is the number of values of one events row.
-const eventColumns = 10
+const eventColumns = 13
 
 // Positions of the values a queued events row may still change (see shadow).
 const (
@@ -118,7 +118,7 @@ const (
 // eventsInsert returns the INSERT of n events rows.
 func eventsInsert(n int) string {
 	row := "(" + strings.Repeat("?, ", eventColumns-1) + "?)"
-	return `INSERT INTO events (session_pk, seq, line, type, time, turn, step, surface, source_seqs, shadowed_by)
+	return `INSERT INTO events (session_pk, seq, line, type, time, turn, step, surface, source_seqs, shadowed_by, event_id, ts, file)
 		VALUES ` + strings.Repeat(row+", ", n-1) + row + `
 		ON CONFLICT (session_pk, seq) DO NOTHING`
 }
@@ -215,7 +215,12 @@ func (p *projector) record(rec *format.Record) error {
 	if ev.HasSourceSeqs {
 		sourceSeqs = ev.SourceSeqs
 	}
-	if err := p.addEvent(p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, ev.Surface, sourceSeqs, nil); err != nil {
+	// The events API's key (migration 0006): NULL ts keeps a row out of its indexes.
+	var id, ts, file any
+	if k := ev.Key; k != nil {
+		id, ts, file = k.ID, k.Time, nullStr(k.File)
+	}
+	if err := p.addEvent(p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, ev.Surface, sourceSeqs, nil, id, ts, file); err != nil {
 		return err
 	}
 	at := eventAt{seq: ev.Seq, time: ev.Time, line: rec.Line, raw: rec.Raw, turn: turn, step: step}

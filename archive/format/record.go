@@ -41,4 +41,7 @@ type Event struct {
 	Surface              string // current (part of the conversation the model sees) or log-only
 	SourceSeqs           string // the events it was built from, encoded; "" when it names none
 	HasSourceSeqs        bool
+	// Key identifies the event for an events API (OpenHands'); nil for a format
+	// whose events are not served that way.
+	Key *EventKey
 }

@@ -144,6 +144,9 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
+// KnownKind reports whether kind is the class name of a V1 event (doc §1.2).
+func KnownKind(kind string) bool { return knownKinds[kind] }
+
 // knownKinds are the V1 event classes of doc §1.2.
 var knownKinds = set(
 	"SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent",

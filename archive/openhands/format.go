@@ -154,7 +154,7 @@ func (Format) ReadSource(ctx context.Context, path string, raw []byte) (*format.
 	// is, and the usage counted before it.
 	var from []int
 	var usageAt []Usage
-	for i, p := range projectAll(conv.Records, seqOf) {
+	for i, p := range projectAll(conv.Records, seqOf, !conv.Unit.Layout.SingleFile()) {
 		rec, u := p.rec, p.usage
 		if !p.ok {
 			continue
@@ -259,8 +259,9 @@ type projected struct {
 }
 
 // projectAll projects records on every core: decoding each event's JSON again
-// is most of an import's work.
-func projectAll(records []Record, seqOf map[string]int64) []projected {
+// is most of an import's work. ownFiles is true when each record is a file of
+// its own (a folder layout).
+func projectAll(records []Record, seqOf map[string]int64, ownFiles bool) []projected {
 	out := make([]projected, len(records))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(records)/64))
 	var wg sync.WaitGroup
@@ -270,7 +271,7 @@ func projectAll(records []Record, seqOf map[string]int64) []projected {
 			defer wg.Done()
 			for i := w; i < len(records); i += workers {
 				p := &out[i]
-				p.rec, p.usage, p.ok = project(records[i], seqOf)
+				p.rec, p.usage, p.ok = project(records[i], seqOf, ownFiles)
 			}
 		}()
 	}
@@ -390,8 +391,9 @@ func eventType(ev Event) string {
 // project turns one event into its archive record at line seq+2 (the archive's
 // line 1 is a session's header, here a summary of its side files): the event's JSON on one line,
 // its events row, and the items the neutral projection gives it alone (tool
-// results pair with their calls in the store, by the action's event id).
-func project(r Record, seqOf map[string]int64) (format.Record, *Usage, bool) {
+// results pair with their calls in the store, by the action's event id). ownFile
+// is true when r.File holds r's bytes and nothing else (a folder layout's file).
+func project(r Record, seqOf map[string]int64, ownFile bool) (format.Record, *Usage, bool) {
 	// An event already on one line (the EventLog's compact JSON) is kept as
 	// written; a pretty-printed one loses only its insignificant whitespace (its
 	// file keeps every byte).
@@ -405,12 +407,16 @@ func project(r Record, seqOf map[string]int64) (format.Record, *Usage, bool) {
 	}
 	seq := int64(r.Index)
 	t := int64(0)
+	key := &format.EventKey{ID: r.Event.ID}
 	if tm, ok := ParseTime(r.Event.Timestamp, time.UTC); ok {
-		t = tm.UnixMilli()
+		t, key.Time = tm.UnixMilli(), format.TimeKey(tm)
+	}
+	if ownFile {
+		key.File = r.File
 	}
 	out := format.Record{Line: seq + 2, Raw: raw, FirstSeq: seq, LastSeq: seq, Events: 1,
 		FirstTime: t, LastTime: t,
-		Event: &format.Event{Seq: seq, Time: t, Type: eventType(r.Event), Surface: "current"}}
+		Event: &format.Event{Seq: seq, Time: t, Type: eventType(r.Event), Surface: "current", Key: key}}
 	var usage *Usage
 	out.Items, usage = items(r, seqOf)
 	return out, usage, true
@@ -522,7 +528,7 @@ func (Format) Record(line int64, raw []byte) (format.Record, bool) {
 	if err != nil {
 		return format.Record{}, false
 	}
-	rec, _, ok := project(Record{Index: int(line - 2), Raw: raw, Event: ev}, nil)
+	rec, _, ok := project(Record{Index: int(line - 2), Raw: raw, Event: ev}, nil, false)
 	return rec, ok
 }
 
