@@ -111,12 +111,14 @@ func (q EventQuery) filter() (string, []any) {
 		where.WriteString(" AND e.type = ?")
 		args = append(args, q.Kind)
 	}
+	// An event's pos starts with its time key: every pos of an event at or
+	// after t is >= TimeKey(t), every one before t is < it.
 	if !q.Since.IsZero() {
-		where.WriteString(" AND e.ts >= ?")
+		where.WriteString(" AND e.pos >= ?")
 		args = append(args, format.TimeKey(q.Since))
 	}
 	if !q.Before.IsZero() {
-		where.WriteString(" AND e.ts < ?")
+		where.WriteString(" AND e.pos < ?")
 		args = append(args, format.TimeKey(q.Before))
 	}
 	return where.String(), args
@@ -124,40 +126,24 @@ func (q EventQuery) filter() (string, []any) {
 
 // Search returns the page of events q selects.
 func (l *EventLog) Search(ctx context.Context, q EventQuery) (EventPage, error) {
-	where, args := q.filter()
-	args = append([]any{l.pk}, args...)
-	order, cmp := "e.ts, e.seq", ">="
-	if q.Desc {
-		order, cmp = "e.ts DESC, e.seq DESC", "<="
-	}
-	if q.PageID != "" {
-		at, err := decodePageID(q.PageID, q.Desc)
-		if err != nil {
-			return EventPage{}, err
-		}
-		where += " AND (e.ts, e.seq) " + cmp + " (?, ?)"
-		args = append(args, at.ts, at.seq)
+	query, args, err := q.search(l.pk)
+	if err != nil {
+		return EventPage{}, err
 	}
 	limit := max(q.Limit, 1)
-	args = append(args, limit+1) // one more: where the next page starts
 	tx, err := l.s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return EventPage{}, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `
-		SELECT e.seq, e.ts, e.line, sf.data FROM events e
-		LEFT JOIN source_files sf ON sf.session_pk = e.session_pk AND sf.name = e.file AND sf.superseded_at IS NULL
-		WHERE e.session_pk = ? AND e.ts IS NOT NULL`+where+`
-		ORDER BY `+order+`
-		LIMIT ?`, args...)
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return EventPage{}, fmt.Errorf("search events: %w", err)
 	}
 	var found []keyedEvent
 	for rows.Next() {
 		var k keyedEvent
-		if err := rows.Scan(&k.seq, &k.ts, &k.line, &k.packed); err != nil {
+		if err := rows.Scan(&k.seq, &k.pos, &k.line, &k.packed); err != nil {
 			rows.Close()
 			return EventPage{}, err
 		}
@@ -169,13 +155,47 @@ func (l *EventLog) Search(ctx context.Context, q EventQuery) (EventPage, error) 
 	}
 	var page EventPage
 	if len(found) > limit {
-		page.NextPageID = encodePageID(found[limit].position, q.Desc)
+		page.NextPageID = encodePageID(found[limit].pos, q.Desc)
 		found = found[:limit]
 	}
 	if page.Items, err = l.s.eventBytes(ctx, tx, l.pk, found); err != nil {
 		return EventPage{}, err
 	}
 	return page, nil
+}
+
+// search is the query of q's page of the session pk's events and its
+// arguments: the events q keeps from its page id on, in order, with their
+// files' kept bytes, one more than the limit (where the next page starts). It
+// walks events_api_ts (for a kind, events_api_kind) in order and stops at the
+// limit: a page costs the same at any depth of any conversation.
+func (q EventQuery) search(pk int64) (string, []any, error) {
+	where, args := q.filter()
+	args = append([]any{pk}, args...)
+	order, cmp := "e.pos", ">="
+	if q.Desc {
+		order, cmp = "e.pos DESC", "<="
+	}
+	if q.PageID != "" {
+		at, err := decodePageID(q.PageID, q.Desc)
+		if err != nil {
+			return "", nil, err
+		}
+		where += " AND e.pos " + cmp + " ?"
+		args = append(args, at)
+	}
+	args = append(args, max(q.Limit, 1)+1)
+	// The index is named, so that the plan never depends on statistics.
+	index := "events_api_ts"
+	if q.Kind != "" {
+		index = "events_api_kind"
+	}
+	return `
+		SELECT e.seq, e.pos, e.line, sf.data FROM events e INDEXED BY ` + index + `
+		LEFT JOIN source_files sf ON sf.session_pk = e.session_pk AND sf.name = e.file AND sf.superseded_at IS NULL
+		WHERE e.session_pk = ? AND e.pos IS NOT NULL` + where + `
+		ORDER BY ` + order + `
+		LIMIT ?`, args, nil
 }
 
 // Count returns how many events q's kind and times select (its order, page and
@@ -185,7 +205,7 @@ func (l *EventLog) Count(ctx context.Context, q EventQuery) (int64, error) {
 	var n int64
 	err := l.s.read.QueryRowContext(ctx, `
 		SELECT COUNT(*) FROM events e
-		WHERE e.session_pk = ? AND e.ts IS NOT NULL`+where, append([]any{l.pk}, args...)...).Scan(&n)
+		WHERE e.session_pk = ? AND e.pos IS NOT NULL`+where, append([]any{l.pk}, args...)...).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count events: %w", err)
 	}
@@ -214,9 +234,9 @@ func (l *EventLog) Get(ctx context.Context, ids []string) ([]json.RawMessage, er
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `
-		SELECT e.seq, e.ts, e.line, sf.data, e.event_id FROM events e
+		SELECT e.seq, e.pos, e.line, sf.data, e.event_id FROM events e
 		LEFT JOIN source_files sf ON sf.session_pk = e.session_pk AND sf.name = e.file AND sf.superseded_at IS NULL
-		WHERE e.session_pk = ? AND e.ts IS NOT NULL AND e.event_id IN (?`+strings.Repeat(", ?", len(args)-2)+`)
+		WHERE e.session_pk = ? AND e.pos IS NOT NULL AND e.event_id IN (?`+strings.Repeat(", ?", len(args)-2)+`)
 		ORDER BY e.seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("get events: %w", err)
@@ -226,7 +246,7 @@ func (l *EventLog) Get(ctx context.Context, ids []string) ([]json.RawMessage, er
 	for rows.Next() {
 		var k keyedEvent
 		var id string
-		if err := rows.Scan(&k.seq, &k.ts, &k.line, &k.packed, &id); err != nil {
+		if err := rows.Scan(&k.seq, &k.pos, &k.line, &k.packed, &id); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -260,11 +280,11 @@ func (l *EventLog) Get(ctx context.Context, ids []string) ([]json.RawMessage, er
 // eventID (the agent server's page ids are event ids), or ErrBadPageID when the
 // conversation has no such event.
 func (l *EventLog) PageIDAt(ctx context.Context, eventID string, desc bool) (string, error) {
-	var p position
+	var p string
 	err := l.s.read.QueryRowContext(ctx, `
-		SELECT e.seq, e.ts FROM events e
-		WHERE e.session_pk = ? AND e.ts IS NOT NULL AND e.event_id = ?
-		ORDER BY e.seq LIMIT 1`, l.pk, eventID).Scan(&p.seq, &p.ts)
+		SELECT e.pos FROM events e
+		WHERE e.session_pk = ? AND e.pos IS NOT NULL AND e.event_id = ?
+		ORDER BY e.seq LIMIT 1`, l.pk, eventID).Scan(&p)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("event %q: %w", eventID, ErrBadPageID)
 	}
@@ -283,20 +303,25 @@ func (l *EventLog) IsKind(ctx context.Context, kind string) (bool, error) {
 	var n int
 	err := l.s.read.QueryRowContext(ctx, `
 		SELECT COUNT(*) FROM (SELECT 1 FROM events e
-		WHERE e.session_pk = ? AND e.ts IS NOT NULL AND e.type = ? LIMIT 1)`, l.pk, kind).Scan(&n)
+		WHERE e.session_pk = ? AND e.pos IS NOT NULL AND e.type = ? LIMIT 1)`, l.pk, kind).Scan(&n)
 	return n > 0, err
 }
 
-// position is an event's place in time order: its time key, then its seq.
-type position struct {
-	ts  string
-	seq int64
+// eventPos is the events.pos of an event: its time key (format.TimeKey, ""
+// when it has none), a space, and its seq in 12 digits. Sorted as strings, pos
+// is time order, then conversation order; an event of no time comes first (a
+// space sorts before a digit). One column holding both keeps every bound of a
+// search a bound on one indexed column, which SQLite's planner always walks in
+// order (beside a (ts, seq) row value, a bound on ts alone made it sort).
+func eventPos(timeKey string, seq int64) string {
+	return fmt.Sprintf("%s %012d", timeKey, seq)
 }
 
-// keyedEvent is an event a query found: its place, its archived line, and its
-// file's kept bytes (nil when it has no file of its own).
+// keyedEvent is an event a query found: its seq and pos, its archived line,
+// and its file's kept bytes (nil when it has no file of its own).
 type keyedEvent struct {
-	position
+	seq    int64
+	pos    string
 	line   int64
 	packed []byte
 }
@@ -343,15 +368,15 @@ func (s *Store) eventBytes(ctx context.Context, tx *sql.Tx, pk int64, found []ke
 // taken for an event id (which the agent server's page ids are).
 const pageIDPrefix = "lb1."
 
-// encodePageID is the opaque page id of a page starting at p in the order desc
-// says. It holds the event's place, not a count of events before it, so it
-// stays valid as the conversation grows.
-func encodePageID(p position, desc bool) string {
+// encodePageID is the opaque page id of a page starting at the event at pos in
+// the order desc says. It holds the event's place, not a count of events
+// before it, so it stays valid as the conversation grows.
+func encodePageID(pos string, desc bool) string {
 	dir := "a"
 	if desc {
 		dir = "d"
 	}
-	return pageIDPrefix + base64.RawURLEncoding.EncodeToString([]byte(dir+strconv.FormatInt(p.seq, 10)+"|"+p.ts))
+	return pageIDPrefix + base64.RawURLEncoding.EncodeToString([]byte(dir+pos))
 }
 
 // IsPageID reports whether id has the form of a page id this archive gives out
@@ -366,33 +391,34 @@ func CheckPageID(id string, desc bool) error {
 }
 
 // decodePageID reads a page id encodePageID gave for the order desc says.
-func decodePageID(id string, desc bool) (position, error) {
+func decodePageID(id string, desc bool) (string, error) {
 	bad := fmt.Errorf("page id %q: %w", id, ErrBadPageID)
 	rest, ok := strings.CutPrefix(id, pageIDPrefix)
 	if !ok {
-		return position{}, bad
+		return "", bad
 	}
 	b, err := base64.RawURLEncoding.DecodeString(rest)
 	if err != nil || len(b) < 2 {
-		return position{}, bad
+		return "", bad
 	}
 	if want := map[bool]byte{false: 'a', true: 'd'}[desc]; b[0] != want {
-		return position{}, fmt.Errorf("page id %q was given for the other sort order: %w", id, ErrBadPageID)
+		return "", fmt.Errorf("page id %q was given for the other sort order: %w", id, ErrBadPageID)
 	}
-	seqText, ts, ok := strings.Cut(string(b[1:]), "|")
-	seq, err := strconv.ParseInt(seqText, 10, 64)
-	if !ok || err != nil || seq < 0 || ts != "" && len(ts) != len("2006-01-02T15:04:05.000000000") {
-		return position{}, bad
+	pos := string(b[1:])
+	key, seq, ok := strings.Cut(pos, " ")
+	n, err := strconv.ParseInt(seq, 10, 64)
+	if !ok || err != nil || n < 0 || len(seq) != 12 || key != "" && len(key) != len("2006-01-02T15:04:05.000000000") {
+		return "", bad
 	}
-	return position{ts: ts, seq: seq}, nil
+	return pos, nil
 }
 
 // backfill keys the conversation's events archived before their keys were kept
-// (migration 0006: ts NULL), from their archived records and their kept event
+// (migration 0006: pos NULL), from their archived records and their kept event
 // files, in one write. It costs one indexed row read when there is nothing to do.
 func (l *EventLog) backfill(ctx context.Context) error {
 	var missing bool
-	err := l.s.read.QueryRowContext(ctx, `SELECT ts IS NULL FROM events WHERE session_pk = ? ORDER BY seq LIMIT 1`, l.pk).Scan(&missing)
+	err := l.s.read.QueryRowContext(ctx, `SELECT pos IS NULL FROM events WHERE session_pk = ? ORDER BY seq LIMIT 1`, l.pk).Scan(&missing)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && !missing {
 		return nil
 	}
@@ -453,20 +479,20 @@ func (l *EventLog) backfill(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	upd, err := tx.PrepareContext(ctx, `UPDATE events SET event_id = ?, ts = ?, file = ?
-		WHERE session_pk = ? AND seq = ? AND ts IS NULL`)
+	upd, err := tx.PrepareContext(ctx, `UPDATE events SET event_id = ?, pos = ?, file = ?
+		WHERE session_pk = ? AND seq = ? AND pos IS NULL`)
 	if err != nil {
 		return err
 	}
 	defer upd.Close()
 	for _, k := range keys {
-		if _, err := upd.ExecContext(ctx, k.key.ID, k.key.Time, nullStr(k.key.File), l.pk, k.seq); err != nil {
+		if _, err := upd.ExecContext(ctx, k.key.ID, eventPos(k.key.Time, k.seq), nullStr(k.key.File), l.pk, k.seq); err != nil {
 			return err
 		}
 	}
 	// A record that no longer decodes has no id to be asked by; it is still
 	// served by kind and time, as an event of no time.
-	if _, err := tx.ExecContext(ctx, `UPDATE events SET ts = '' WHERE session_pk = ? AND ts IS NULL`, l.pk); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE events SET pos = printf(' %012d', seq) WHERE session_pk = ? AND pos IS NULL`, l.pk); err != nil {
 		return err
 	}
 	return tx.Commit()

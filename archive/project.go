@@ -118,7 +118,7 @@ const (
 // eventsInsert returns the INSERT of n events rows.
 func eventsInsert(n int) string {
 	row := "(" + strings.Repeat("?, ", eventColumns-1) + "?)"
-	return `INSERT INTO events (session_pk, seq, line, type, time, turn, step, surface, source_seqs, shadowed_by, event_id, ts, file)
+	return `INSERT INTO events (session_pk, seq, line, type, time, turn, step, surface, source_seqs, shadowed_by, event_id, pos, file)
 		VALUES ` + strings.Repeat(row+", ", n-1) + row + `
 		ON CONFLICT (session_pk, seq) DO NOTHING`
 }
@@ -215,12 +215,12 @@ func (p *projector) record(rec *format.Record) error {
 	if ev.HasSourceSeqs {
 		sourceSeqs = ev.SourceSeqs
 	}
-	// The events API's key (migration 0006): NULL ts keeps a row out of its indexes.
-	var id, ts, file any
+	// The events API's key (migration 0006): NULL pos keeps a row out of its indexes.
+	var id, pos, file any
 	if k := ev.Key; k != nil {
-		id, ts, file = k.ID, k.Time, nullStr(k.File)
+		id, pos, file = k.ID, eventPos(k.Time, ev.Seq), nullStr(k.File)
 	}
-	if err := p.addEvent(p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, ev.Surface, sourceSeqs, nil, id, ts, file); err != nil {
+	if err := p.addEvent(p.pk, ev.Seq, rec.Line, ev.Type, ev.Time, turn, step, ev.Surface, sourceSeqs, nil, id, pos, file); err != nil {
 		return err
 	}
 	at := eventAt{seq: ev.Seq, time: ev.Time, line: rec.Line, raw: rec.Raw, turn: turn, step: step}
