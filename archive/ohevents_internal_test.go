@@ -33,17 +33,17 @@ func TestEventSearchRunsOnIndexes(t *testing.T) {
 	cursor := encodePageID(eventPos("2026-03-01T09:00:00.000000000", 4), false)
 	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	queries := map[string]EventQuery{
-		"all":                 {Limit: 100},
-		"desc":                {Desc: true, Limit: 100},
-		"kind":                {Kind: "ActionEvent", Limit: 100},
-		"kind desc":           {Kind: "ActionEvent", Desc: true, Limit: 100},
-		"times":               {Since: day, Before: day.AddDate(0, 0, 2), Limit: 5},
-		"kind and times page": {Kind: "MessageEvent", Since: day, PageID: cursor, Limit: 5},
-		"page":                {PageID: cursor, Limit: 5},
-		"times page":          {Since: day, Before: day.AddDate(0, 0, 2), PageID: cursor, Limit: 5},
-		"times page desc":     {Since: day, Before: day.AddDate(0, 0, 2), PageID: encodePageID(eventPos("2026-03-01T09:00:00.000000000", 4), true), Desc: true, Limit: 5},
+		"all":                  {Limit: 100},
+		"desc":                 {Desc: true, Limit: 100},
+		"kind":                 {Kind: "ActionEvent", Limit: 100},
+		"kind desc":            {Kind: "ActionEvent", Desc: true, Limit: 100},
+		"times":                {Since: day, Before: day.AddDate(0, 0, 2), Limit: 5},
+		"kind and times page":  {Kind: "MessageEvent", Since: day, PageID: cursor, Limit: 5},
+		"page":                 {PageID: cursor, Limit: 5},
+		"times page":           {Since: day, Before: day.AddDate(0, 0, 2), PageID: cursor, Limit: 5},
+		"times page desc":      {Since: day, Before: day.AddDate(0, 0, 2), PageID: encodePageID(eventPos("2026-03-01T09:00:00.000000000", 4), true), Desc: true, Limit: 5},
 		"kind times page desc": {Kind: "ActionEvent", Since: day, Before: day.AddDate(0, 0, 2), PageID: encodePageID(eventPos("2026-03-01T09:00:00.000000000", 4), true), Desc: true, Limit: 5},
-		"kind before page":    {Kind: "ActionEvent", Before: day.AddDate(0, 0, 2), PageID: cursor, Limit: 5},
+		"kind before page":     {Kind: "ActionEvent", Before: day.AddDate(0, 0, 2), PageID: cursor, Limit: 5},
 	}
 	for name, q := range queries {
 		t.Run(name, func(t *testing.T) {
