@@ -589,3 +589,36 @@ func TestEventsAPIRealCorpus(t *testing.T) {
 		assertSameBytes(t, raws(inTimeOrder(evs, true)), f.searchAll(t, bases(r.SessionID)[1], url.Values{"limit": {"33"}, "sort_order": {"TIMESTAMP_DESC"}}), r.Path)
 	}
 }
+
+// TestEventsAPITimeOrderTies: events of the same time keep conversation order
+// (reversed newest first), an event of no time comes first, and a time with a
+// zone is placed by its UTC instant.
+func TestEventsAPITimeOrderTies(t *testing.T) {
+	f := newEventsFixture(t)
+	dir := filepath.Join(t.TempDir(), "0b6c3f5e1d2a4c3b9e8f7a6b5c4d3e2f")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "events"), 0o755))
+	times := []string{"2026-05-01T10:00:00.5", "2026-05-01T10:00:00.5", "", "2026-05-01T12:00:00+03:00", "2026-05-01T10:00:00.5", "2026-05-01T09:59:59"}
+	var raws [][]byte
+	for i, ts := range times {
+		id := fmt.Sprintf("7e57a99e-0000-4000-8000-%012d", i)
+		field := ""
+		if ts != "" {
+			field = fmt.Sprintf(`"timestamp":%q,`, ts)
+		}
+		raw := fmt.Sprintf(`{"id":%q,%s"source":"user","llm_message":{"role":"user","content":[{"type":"text","text":"m%d"}]},"kind":"MessageEvent"}`, id, field, i)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "events", fmt.Sprintf("event-%05d-%s.json", i, id)), []byte(raw), 0o644))
+		raws = append(raws, []byte(raw))
+	}
+	reps := f.importPath(t, dir)
+	require.Len(t, reps, 1)
+	// 12:00+03:00 is 09:00 UTC: before 09:59:59.
+	asc := [][]byte{raws[2], raws[3], raws[5], raws[0], raws[1], raws[4]}
+	desc := [][]byte{raws[4], raws[1], raws[0], raws[5], raws[3], raws[2]}
+	for _, base := range bases("0b6c3f5e-1d2a-4c3b-9e8f-7a6b5c4d3e2f") {
+		assertSameBytes(t, asc, f.searchAll(t, base, url.Values{"limit": {"2"}}), "oldest first")
+		assertSameBytes(t, desc, f.searchAll(t, base, url.Values{"limit": {"2"}, "sort_order": {"TIMESTAMP_DESC"}}), "newest first")
+		assert.Equal(t, 3, f.count(t, base, url.Values{"timestamp__gte": {"2026-05-01T10:00:00.5"}}))
+		assert.Equal(t, 3, f.count(t, base, url.Values{"timestamp__lt": {"2026-05-01T10:00:00.5"}}), "the event of no time is before any time")
+		assert.Equal(t, 1, f.count(t, base, url.Values{"timestamp__gte": {"2026-05-01T08:30:00Z"}, "timestamp__lt": {"2026-05-01T09:30:00"}}))
+	}
+}
