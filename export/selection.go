@@ -28,11 +28,13 @@ func ParseTurns(s string) (TurnRange, error) {
 		*p = n
 		return err == nil && n >= 0
 	}
-	if !num(a, &r.From) || !num(b, &r.To) || (a == "" && b == "") {
+	if !num(a, &r.From) || (a == "" && b == "") {
 		return bad()
 	}
 	if !dash {
 		r.To = r.From
+	} else if !num(b, &r.To) {
+		return bad()
 	}
 	if r.From > r.To {
 		return TurnRange{}, fmt.Errorf("turns %q: %d comes after %d", s, r.From, r.To)
