@@ -48,11 +48,15 @@ func exportRendered(ctx context.Context, e *env, s *archive.Store, id, format st
 	if err := rf.check(out); err != nil {
 		return err
 	}
+	part, err := sel.part()
+	if err != nil {
+		return err
+	}
 	t, err := export.Load(ctx, s, id)
 	if err != nil {
 		return err
 	}
-	if t, err = sel.selectPart(t); err != nil {
+	if t, err = part.Of(t); err != nil {
 		return err
 	}
 	if *rf.redact {

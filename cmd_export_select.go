@@ -61,22 +61,22 @@ func (sf *selectFlags) many() bool {
 	return len(sf.sessions) > 0 || *sf.project != "" || *sf.since != "" || *sf.until != "" || *sf.query != ""
 }
 
-// part reports whether the flags choose a part of a session.
-func (sf *selectFlags) part() bool { return *sf.turns != "" || *sf.around != "" }
+// some reports whether the flags choose a part of a session.
+func (sf *selectFlags) some() bool { return *sf.turns != "" || *sf.around != "" }
 
 // check validates the flags against the format and the positional arguments.
 func (sf *selectFlags) check(format string, pos []string) error {
 	if sf.many() && format != export.FormatBundle {
 		return usageError{fmt.Errorf("--session, --project, --since, --until and --query choose the sessions of a bundle: add --format bundle")}
 	}
-	if sf.part() && format != export.FormatMarkdown && format != export.FormatHTML {
+	if sf.some() && format != export.FormatMarkdown && format != export.FormatHTML {
 		return usageError{fmt.Errorf("--turns and --around give part of a session as md or html; %s is whole sessions", format)}
 	}
 	if *sf.turns != "" && *sf.around != "" {
 		return usageError{fmt.Errorf("--turns and --around both choose the turns: give one")}
 	}
-	if *sf.context < 0 {
-		return usageError{fmt.Errorf("--context must be 0 or more, got %d", *sf.context)}
+	if _, err := sf.part(); err != nil {
+		return err
 	}
 	switch {
 	case len(pos) > 1:
@@ -87,23 +87,21 @@ func (sf *selectFlags) check(format string, pos []string) error {
 	return nil
 }
 
-// selectPart cuts t to the turns --turns or --around chose; t as is without them.
-func (sf *selectFlags) selectPart(t *export.Transcript) (*export.Transcript, error) {
-	switch {
-	case *sf.turns != "":
-		r, err := export.ParseTurns(*sf.turns)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		return t.Turns(r)
-	case *sf.around != "":
+// part is the part of a session --turns or --around chose (the whole session
+// without them).
+func (sf *selectFlags) part() (export.Part, error) {
+	p := export.Part{Turns: *sf.turns, Context: *sf.context}
+	if *sf.around != "" {
 		h, err := export.ParseHit(*sf.around)
 		if err != nil {
-			return nil, usageError{err}
+			return p, usageError{err}
 		}
-		return t.Around(h.Seq, *sf.context)
+		p.Around = &h.Seq
 	}
-	return t, nil
+	if err := p.Check(); err != nil {
+		return p, usageError{err}
+	}
+	return p, nil
 }
 
 // hitSession is the session --around names, checked against a named one.

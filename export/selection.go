@@ -161,3 +161,46 @@ func (t *Transcript) turnSpan() string {
 	}
 	return fmt.Sprintf("turns %d-%d", lo, hi)
 }
+
+// Part chooses part of a session: a turn range (Turns, as ParseTurns reads it),
+// or the turns around an item (Around, a seq, with Context turns either side).
+// The zero Part is the whole session.
+type Part struct {
+	Turns   string `json:"turns,omitempty"`
+	Around  *int64 `json:"around,omitempty"`
+	Context int64  `json:"context,omitempty"`
+}
+
+// Whole reports whether p is the whole session.
+func (p Part) Whole() bool { return p.Turns == "" && p.Around == nil }
+
+// Check validates p without a transcript: a readable range, not both choices, a
+// context of 0 or more.
+func (p Part) Check() error {
+	if p.Turns != "" && p.Around != nil {
+		return fmt.Errorf("a turn range and the turns around an item both choose the turns: give one")
+	}
+	if p.Context < 0 {
+		return fmt.Errorf("context must be 0 or more turns, got %d", p.Context)
+	}
+	if p.Turns != "" {
+		_, err := ParseTurns(p.Turns)
+		return err
+	}
+	return nil
+}
+
+// Of returns the part of t that p chooses (t itself for the whole session).
+func (p Part) Of(t *Transcript) (*Transcript, error) {
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.Turns != "":
+		r, _ := ParseTurns(p.Turns)
+		return t.Turns(r)
+	case p.Around != nil:
+		return t.Around(*p.Around, p.Context)
+	}
+	return t, nil
+}
