@@ -99,10 +99,15 @@ func reportBundles(w io.Writer, bundles []*unpackedBundle, rep *archive.ImportRe
 				u.file, len(u.m.Sessions), u.dir)
 			continue
 		}
-		n := 0
+		n, dup := 0, 0
 		for root, s := range u.roots {
 			f, found := byPath[filepath.Clean(root)]
 			switch {
+			case found && f.Action == "duplicate" && f.Verdict == archive.VerdictOK:
+				// The session is archived already, from elsewhere (the bundle came
+				// back to a machine that has it): the importer checked this copy
+				// and keeps the one it has.
+				dup++
 			case !found:
 				ok = false
 				fmt.Fprintf(w, "%s: session %s (%s) was not imported\n", u.file, s.ID, root)
@@ -116,7 +121,11 @@ func reportBundles(w io.Writer, bundles []*unpackedBundle, rep *archive.ImportRe
 				n++
 			}
 		}
-		fmt.Fprintf(w, "%s: %d of %d session(s) imported as exported (unpacked in %s)\n", u.file, n, len(u.roots), u.dir)
+		fmt.Fprintf(w, "%s: %d of %d session(s) imported as exported", u.file, n, len(u.roots))
+		if dup > 0 {
+			fmt.Fprintf(w, ", %d archived already from another file", dup)
+		}
+		fmt.Fprintf(w, " (unpacked in %s)\n", u.dir)
 	}
 	return ok
 }

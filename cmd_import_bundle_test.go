@@ -3,6 +3,9 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -186,12 +189,17 @@ func TestBundleGenerated(t *testing.T) {
 		assertSameOriginals(t, data, fresh, ids)
 	})
 	t.Run("Project", func(t *testing.T) {
-		fresh, _ := bundleRoundTrip(t, data, "--project", "/home/u/alpha")
+		fresh, bundle := bundleRoundTrip(t, data, "--project", "/home/u/alpha")
 		got := sessionHealth(t, fresh)
 		assert.Len(t, got, 2)
 		for id := range got {
 			assert.Equal(t, "dsh", ids[id])
 		}
+		// Back on the machine that has its sessions: checked, and kept once.
+		r := cliData(t, data, "import", bundle)
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "0 of 2 session(s) imported as exported, 2 archived already from another file")
+		assert.Equal(t, health, sessionHealth(t, data))
 	})
 	t.Run("NothingChosen", func(t *testing.T) {
 		r := cliData(t, data, "export", "--format", "bundle", "--since", "2100-01-01", "-o", filepath.Join(t.TempDir(), "x.logbook"))
@@ -334,4 +342,38 @@ func TestBundleRedacted(t *testing.T) {
 			assert.NotContains(t, body, s, "a planted secret in %s", name)
 		}
 	}
+}
+
+// TestBundleVersion1: a bundle of the first layout (one session's ID.jsonl,
+// ID.md and ID.html at the top) is imported too.
+func TestBundleVersion1(t *testing.T) {
+	data, a, _ := importGenerated(t)
+	jsonl := cliData(t, data, "export", a.ID())
+	require.Equal(t, 0, jsonl.code)
+	files := map[string]string{a.ID() + ".jsonl": jsonl.stdout, a.ID() + ".md": "# x\n", a.ID() + ".html": "<!doctype html>"}
+	var list []string
+	for name, body := range files {
+		sum := sha256.Sum256([]byte(body))
+		list = append(list, fmt.Sprintf(`{"name": %q, "bytes": %d, "sha256": %q}`, name, len(body), hex.EncodeToString(sum[:])))
+	}
+	files["manifest.json"] = fmt.Sprintf(`{"logbook_export": 1, "session": {"id": %q, "agent": "dsh"}, "files": [%s], "redaction": null}`,
+		a.ID(), strings.Join(list, ", "))
+	p := filepath.Join(t.TempDir(), "v1.zip")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	zw := zip.NewWriter(f)
+	for name, body := range files {
+		w, err := zw.Create(name)
+		require.NoError(t, err)
+		_, err = w.Write([]byte(body))
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	require.NoError(t, f.Close())
+
+	fresh := t.TempDir()
+	r := cliData(t, fresh, "import", p)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "1 of 1 session(s) imported as exported")
+	assertSameOriginals(t, data, fresh, map[string]string{a.ID(): "dsh"})
 }

@@ -45,24 +45,39 @@ type Bundle struct {
 	byName map[string]*zip.File
 }
 
-// LooksLikeBundle reports whether path is a file that starts like a zip and is
-// named *.logbook, or holds a manifest: what `logbook import` treats as a bundle
-// rather than a session log.
+// LooksLikeBundle reports whether path is what `logbook import` takes as a
+// bundle rather than a session log: a regular file named *.logbook (whole or
+// not), or a zip file whose manifest.json says "logbook_export" (a bundle renamed;
+// an OpenHands export zip has no such manifest and stays a session source).
 func LooksLikeBundle(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
+	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	var head [4]byte
-	if _, err := io.ReadFull(f, head[:]); err != nil {
-		return strings.HasSuffix(path, ".logbook") // a truncated bundle is still one
+	if strings.HasSuffix(strings.ToLower(path), ".logbook") {
+		return true
 	}
-	return strings.HasSuffix(path, ".logbook") || bytes.Equal(head[:], []byte("PK\x03\x04"))
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return false
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		if f.Name != ManifestName {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return false
+		}
+		defer rc.Close()
+		var m struct {
+			Version *int `json:"logbook_export"`
+		}
+		err = json.NewDecoder(io.LimitReader(rc, maxManifest)).Decode(&m)
+		return err == nil && m.Version != nil
+	}
+	return false
 }
 
 // OpenBundle opens a bundle and reads its manifest. It checks the layout (a
