@@ -248,15 +248,21 @@ func rewriteZip(t *testing.T, src string, change func(name string, b []byte) []b
 		_, err = w.Write(b)
 		require.NoError(t, err)
 	}
-	for name, body := range extra {
+	addZipFiles(t, zw, extra)
+	require.NoError(t, zw.Close())
+	require.NoError(t, f.Close())
+	return dst
+}
+
+// addZipFiles writes files (name → body) into zw.
+func addZipFiles(t *testing.T, zw *zip.Writer, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
 		w, err := zw.Create(name)
 		require.NoError(t, err)
 		_, err = w.Write([]byte(body))
 		require.NoError(t, err)
 	}
-	require.NoError(t, zw.Close())
-	require.NoError(t, f.Close())
-	return dst
 }
 
 // TestBundleDamaged: a bundle that does not match its manifest, is cut short or
@@ -362,12 +368,7 @@ func TestBundleVersion1(t *testing.T) {
 	f, err := os.Create(p)
 	require.NoError(t, err)
 	zw := zip.NewWriter(f)
-	for name, body := range files {
-		w, err := zw.Create(name)
-		require.NoError(t, err)
-		_, err = w.Write([]byte(body))
-		require.NoError(t, err)
-	}
+	addZipFiles(t, zw, files)
 	require.NoError(t, zw.Close())
 	require.NoError(t, f.Close())
 

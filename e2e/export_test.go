@@ -149,19 +149,26 @@ func TestExportHTMLPayloadsInert(t *testing.T) {
 	shot(t, tab, e, "export-hostile")
 }
 
-// The Export dialog of the conversation view: markdown with redaction, e-mail
-// addresses kept by category, everything else replaced in the downloaded file.
-func TestExportDialogRedacts(t *testing.T) {
+// serveLog serves a data dir that has imported l.
+func serveLog(t *testing.T, l *dshgen.Log) *env {
+	t.Helper()
 	base := need(t)
 	e := &env{dataDir: t.TempDir(), artifacts: base.artifacts}
 	root := filepath.Join(e.dataDir, "sessions")
-	l, c := exporttest.Planted(5, "session-planted-e2e")
 	_, err := l.WriteFile(root, false)
 	require.NoError(t, err)
 	sctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	t.Cleanup(e.close)
 	require.NoError(t, e.serve(sctx, []string{root}))
+	return e
+}
+
+// The Export dialog of the conversation view: markdown with redaction, e-mail
+// addresses kept by category, everything else replaced in the downloaded file.
+func TestExportDialogRedacts(t *testing.T) {
+	l, c := exporttest.Planted(5, "session-planted-e2e")
+	e := serveLog(t, l)
 
 	b := browser(t, e, 1280, 900)
 	open(t, b, e, "#/session/"+l.ID(), `[data-testid="export-open"]`)
@@ -204,16 +211,9 @@ func TestExportDialogRedacts(t *testing.T) {
 // The Export dialog opened from a search hit (the conversation's ?seq=) offers
 // the turns around it, and a turn range; the downloads hold those turns only.
 func TestExportDialogPart(t *testing.T) {
-	base := need(t)
-	e := &env{dataDir: t.TempDir(), artifacts: base.artifacts}
-	root := filepath.Join(e.dataDir, "sessions")
 	l := dshgen.Generate(dshgen.Options{Seed: 3, Turns: 6, Cwd: "/home/dev/part"})
-	_, err := l.WriteFile(root, false)
-	require.NoError(t, err)
-	sctx, cancel := context.WithCancel(context.Background())
-	e.cancel = cancel
-	t.Cleanup(e.close)
-	require.NoError(t, e.serve(sctx, []string{root}))
+	e := serveLog(t, l)
+	sctx := context.Background()
 	// A message of turn 4, where a search hit would open the conversation.
 	s, err := archive.Open(sctx, filepath.Join(e.dataDir, "logbook.db"))
 	require.NoError(t, err)
