@@ -82,7 +82,7 @@ func (sf *selectFlags) check(format string, pos []string) error {
 	case len(pos) > 1:
 		return usageError{fmt.Errorf("name one session (for several, a bundle: --session ID repeated)")}
 	case len(pos) == 0 && !sf.many() && *sf.around == "":
-		return usageError{fmt.Errorf("name a session (or, for a bundle, --session, --project, --since/--until or --query)")}
+		return usageError{fmt.Errorf("name one session (or, for a bundle, --session, --project, --since/--until or --query)")}
 	}
 	return nil
 }

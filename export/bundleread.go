@@ -265,26 +265,29 @@ func (m markedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Extract writes every entry but the manifest under dir, which must not exist
-// yet: it is made as dir+".partial" and renamed into place only when every entry
-// is written and checked, so a dir that exists is whole. The manifest is written
-// last as manifest.json. Entries are checked as they are written, so a damaged
-// bundle leaves no dir behind.
+// Extract writes every entry under dir, the manifest last as manifest.json. dir
+// appears whole or not at all: the entries are written into a new folder beside
+// it, each checked against the manifest as it is written, and the folder is
+// renamed to dir only when all are. A damaged bundle leaves nothing behind. When
+// dir exists already (another import of the same bundle finished first) that one
+// is kept.
 func (b *Bundle) Extract(ctx context.Context, dir string) error {
-	tmp := dir + ".partial"
-	if err := os.RemoveAll(tmp); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
-		return err
-	}
-	err := b.extract(ctx, tmp)
-	if err == nil {
-		err = os.Rename(tmp, dir)
-	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".partial-*")
 	if err != nil {
-		_ = os.RemoveAll(tmp)
+		return err
 	}
+	err = b.extract(ctx, tmp)
+	if err == nil {
+		if err = os.Rename(tmp, dir); err != nil {
+			if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
+				err = nil // another import of this bundle unpacked it first
+			}
+		}
+	}
+	_ = os.RemoveAll(tmp) // nothing left after a rename
 	return err
 }
 
