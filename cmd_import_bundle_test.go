@@ -18,6 +18,7 @@ import (
 
 	"github.com/logbook/logbook/archive/openhands"
 	"github.com/logbook/logbook/archive/openhandsgen"
+	"github.com/logbook/logbook/export/exporttest"
 )
 
 // bundleRoundTrip exports args (a bundle's selection) from data into a bundle,
@@ -377,4 +378,56 @@ func TestBundleVersion1(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "1 of 1 session(s) imported as exported")
 	assertSameOriginals(t, data, fresh, map[string]string{a.ID(): "dsh"})
+}
+
+// TestBundleRedactedMany: sessions redacted together keep no planted secret in
+// any of them, and the manifest records one summary.
+func TestBundleRedactedMany(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	var secrets, names []string
+	var ids []string
+	for i, id := range []string{"session-planted-a", "session-planted-b"} {
+		l, c := exporttest.Planted(uint64(7+i), id)
+		_, err := l.WriteFile(root, false)
+		require.NoError(t, err)
+		ids = append(ids, l.ID())
+		for _, o := range c.Occurrences {
+			secrets = append(secrets, o.Value, o.Secret.Value)
+		}
+		names = append(names, c.UserNames...)
+	}
+	r := cliData(t, data, "import", root)
+	require.Equal(t, 0, r.code, r.stderr)
+	red := filepath.Join(t.TempDir(), "r.logbook")
+	r = cliData(t, data, "export", "--format", "bundle", "--session", ids[0], "--session", ids[1],
+		"--redact", "--yes", "--redact-names", strings.Join(names, ","), "-o", red)
+	require.Equal(t, 0, r.code, r.stderr)
+	files := readZip(t, red)
+	assert.Len(t, files, 5, "two sessions' html and md, and the manifest")
+	for name, b := range files {
+		for _, s := range secrets {
+			assert.NotContains(t, string(b), s, "a planted secret in %s", name)
+		}
+	}
+	assert.Contains(t, string(files["sessions/2/session.md"]), "[REDACTED:")
+}
+
+// TestBundleSelectionErrors: a bad time or query is a usage error, and the file
+// named by -o is not written.
+func TestBundleSelectionErrors(t *testing.T) {
+	data, _, _ := importGenerated(t)
+	out := filepath.Join(t.TempDir(), "x.logbook")
+	for _, args := range [][]string{
+		{"--since", "yesterday"},
+		{"--since", "2026-02-01", "--until", "2026-01-01"},
+		{"--query", "kind:nope"},
+		{},
+	} {
+		r := cliData(t, data, append([]string{"export", "--format", "bundle", "-o", out}, args...)...)
+		assert.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
+		assert.NoFileExists(t, out)
+	}
+	r := cliData(t, data, "export", "--format", "bundle", "--session", "no-such-session", "-o", out)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.NoFileExists(t, out)
 }
