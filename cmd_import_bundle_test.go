@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/logbook/logbook/archive/dshgen"
 	"github.com/logbook/logbook/archive/openhands"
 	"github.com/logbook/logbook/archive/openhandsgen"
 	"github.com/logbook/logbook/export/exporttest"
@@ -430,4 +431,52 @@ func TestBundleSelectionErrors(t *testing.T) {
 	r := cliData(t, data, "export", "--format", "bundle", "--session", "no-such-session", "-o", out)
 	assert.Equal(t, 1, r.code, r.stderr)
 	assert.NoFileExists(t, out)
+}
+
+// TestBundleMalformations: a damaged log (one of each verdict, kind of damage and
+// container of dshgen's catalogue) goes through a bundle with the verdict it has
+// and comes back with the same verdict and the same JSONL: a corrupt file as it
+// was kept, a torn or uncommitted tail with the logical JSONL.
+func TestBundleMalformations(t *testing.T) {
+	seen := map[string]bool{}
+	tried := map[string]int{}
+	for _, c := range dshgen.Malformations() {
+		key := fmt.Sprintf("%s/%s/%v", c.Verdict, c.Kind, c.Compressed)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		t.Run(c.Name, func(t *testing.T) {
+			root, data := t.TempDir(), t.TempDir()
+			writeCase(t, root, "case", c)
+			cliData(t, data, "import", root) // exits 1 on a corrupt file
+			health := sessionHealth(t, data)
+			if len(health) == 0 {
+				return // nothing archived: nothing to bundle
+			}
+			tried[c.Verdict]++
+			require.Len(t, health, 1)
+			var id string
+			for id = range health {
+			}
+			require.Equal(t, c.Verdict, health[id], "the session's health is the case's verdict")
+			bundle := filepath.Join(t.TempDir(), "b.logbook")
+			r := cliData(t, data, "export", "--format", "bundle", "--session", id, "-o", bundle)
+			require.Equal(t, 0, r.code, r.stderr)
+			fresh := t.TempDir()
+			r = cliData(t, fresh, "import", bundle)
+			assert.Contains(t, r.stderr, "1 of 1 session(s) imported as exported", r.stderr)
+			if c.Compressed && c.Verdict == "recovered" {
+				// A torn zstd frame cannot follow logical JSONL: left out, and said.
+				assert.Equal(t, map[string]string{id: "ok"}, sessionHealth(t, fresh))
+				assert.Contains(t, r.stderr, "its torn tail (a torn zstd frame) was left out")
+			} else {
+				assert.Equal(t, health, sessionHealth(t, fresh))
+			}
+			assertSameOriginals(t, data, fresh, map[string]string{id: "dsh"})
+		})
+	}
+	t.Logf("bundled sessions by verdict: %v", tried)
+	assert.Positive(t, tried["corrupt"])
+	assert.Positive(t, tried["recovered"])
 }

@@ -1,29 +1,5 @@
 package export
 
-// A bundle (.logbook) is a zip file holding one or many sessions:
-//
-//	manifest.json                        what the bundle holds (Manifest), written last
-//	sessions/N/session.md                each session readable: Markdown…
-//	sessions/N/session.html              …and one self-contained HTML page
-//	sessions/N/source/…                  the session's original bytes (not in a redacted bundle)
-//
-// N counts sessions from 1 in the manifest's order. The source keeps the last
-// folders of the path the session was imported from, so a re-import gives it the
-// same identity: a dsh session is its log (the logical JSONL the archive holds,
-// plus a torn tail it kept aside, or the whole file when the archive kept it as it
-// was because it was corrupt), under <project>/<session>/session.jsonl; an
-// OpenHands conversation is its files in their layout (a folder, or a single file).
-// ManifestSession.Source names the path `logbook import` imports.
-//
-// The manifest lists every other entry with its size and SHA-256
-// (ManifestFile); a reader checks each one, and that no entry is missing or
-// unlisted, before it uses any (see OpenBundle and Bundle.Verify). Checksums detect
-// damage, not a forger: the manifest itself is not signed. Version is the
-// "logbook_export" key: 2 for this layout; 1 was a single session's ID.html,
-// ID.md and ID.jsonl at the top level. A redacted bundle (Redacted true) holds the
-// readable copies only, with the redaction summary: an exact log cannot be
-// redacted and stay the log.
-
 import (
 	"archive/zip"
 	"bytes"
@@ -46,11 +22,36 @@ import (
 	"github.com/logbook/logbook/export/redact"
 )
 
-// FormatBundle is a .logbook zip of one or many sessions: readable copies, their
-// original bytes and a manifest.
+// FormatBundle is a .logbook bundle of one or many sessions: readable copies,
+// their original bytes and a manifest.
+//
+// A bundle (.logbook) is a zip file holding one or many sessions:
+//
+//	manifest.json                        what the bundle holds (Manifest), written last
+//	sessions/N/session.md                each session readable: Markdown…
+//	sessions/N/session.html              …and one self-contained HTML page
+//	sessions/N/source/…                  the session's original bytes (not in a redacted bundle)
+//
+// N counts sessions from 1 in the manifest's order. The source keeps the last
+// folders of the path the session was imported from, so a re-import gives it the
+// same identity: a dsh session is its log (the logical JSONL the archive holds,
+// plus a torn tail it kept aside, or the whole file when the archive kept it as it
+// was because it was corrupt; a torn zstd frame is left out, see
+// ManifestSession.Tail), under <project>/<session>/session.jsonl; an
+// OpenHands conversation is its files in their layout (a folder, or a single file).
+// ManifestSession.Source names the path `logbook import` imports.
+//
+// The manifest lists every other entry with its size and SHA-256
+// (ManifestFile); a reader checks each one, and that no entry is missing or
+// unlisted, before it uses any (see OpenBundle and Bundle.Verify). Checksums detect
+// damage, not a forger: the manifest itself is not signed. Version is the
+// "logbook_export" key: 2 for this layout; 1 was a single session's ID.html,
+// ID.md and ID.jsonl at the top level. A redacted bundle (Redacted true) holds the
+// readable copies only, with the redaction summary: an exact log cannot be
+// redacted and stay the log.
 const FormatBundle = "bundle"
 
-// BundleVersion is the manifest version WriteBundle writes.
+// BundleVersion is the manifest version a BundleWriter writes.
 const BundleVersion = 2
 
 // ManifestName is the manifest's entry name.
@@ -89,6 +90,11 @@ type ManifestSession struct {
 	Source string `json:"source,omitempty"`
 	// Range is the part of the session the readable copies hold, when not all.
 	Range string `json:"range,omitempty"`
+	// Tail says where the torn tail of a recovered dsh log went: "in-source" (the
+	// source ends with it, so a re-import recovers the same), or "left-out" (a torn
+	// zstd frame cannot follow logical JSONL: the source is whole and a re-import
+	// finds it ok).
+	Tail string `json:"tail,omitempty"`
 }
 
 // ManifestFile is one entry of a bundle with its size and SHA-256.
@@ -155,19 +161,23 @@ func (b *BundleWriter) Add(ctx context.Context, s *archive.Store, t *Transcript)
 	if b.m.Redacted {
 		b.m.Omitted = append(b.m.Omitted, sess.ID+": the original log; an exact log cannot be redacted")
 	} else {
-		src, err := b.source(ctx, s, sess, dir+"/source/", mod)
-		if err != nil {
+		if err := b.source(ctx, s, &ms, sess, dir+"/source/", mod); err != nil {
 			return err
 		}
-		ms.Source = src
 	}
 	b.m.Sessions = append(b.m.Sessions, ms)
 	return nil
 }
 
-// source writes the session's original bytes under prefix and returns the path
-// to import them from.
-func (b *BundleWriter) source(ctx context.Context, s *archive.Store, sess archive.Session, prefix string, mod time.Time) (string, error) {
+// source writes the session's original bytes under prefix and records in ms
+// the path to import them from (and where a torn tail went).
+func (b *BundleWriter) source(ctx context.Context, s *archive.Store, ms *ManifestSession, sess archive.Session, prefix string, mod time.Time) error {
+	src, err := b.sourceEntries(ctx, s, ms, sess, prefix, mod)
+	ms.Source = src
+	return err
+}
+
+func (b *BundleWriter) sourceEntries(ctx context.Context, s *archive.Store, ms *ManifestSession, sess archive.Session, prefix string, mod time.Time) (string, error) {
 	p := filepath.ToSlash(sess.Path)
 	if sess.Agent != "dsh" {
 		// The conversation's files as on disk. A single-file source keeps its
@@ -184,6 +194,10 @@ func (b *BundleWriter) source(ctx context.Context, s *archive.Store, sess archiv
 		err = s.EachSourceFile(ctx, sess.ID, func(name string, data []byte) error {
 			return b.entry(root+name, mod, func(w io.Writer) error { _, err := w.Write(data); return err })
 		})
+		if errors.Is(err, archive.ErrNotFound) {
+			b.m.Omitted = append(b.m.Omitted, sess.ID+": the archive keeps no source files for it")
+			return "", nil
+		}
 		if err != nil {
 			return "", err
 		}
@@ -196,8 +210,22 @@ func (b *BundleWriter) source(ctx context.Context, s *archive.Store, sess archiv
 	// whole of it (a corrupt or unsupported file); else the logical JSONL and a
 	// torn tail it kept aside, which is the decompressed file.
 	name := path.Base(p)
+	if !strings.HasPrefix(name, "session.") {
+		// A log named otherwise (a file named on import's command line) keeps
+		// what it was compressed with.
+		zst := strings.HasSuffix(name, ".zstd")
+		name = "session.jsonl"
+		if zst {
+			name += ".zstd"
+		}
+	}
+	// Only a session that is corrupt now: an earlier corrupt version of the file
+	// may have left its bytes kept after the file was repaired.
 	probe := &headWriter{}
-	_, err := s.KeptBytes(ctx, sess.Path, "original", probe)
+	err := archive.ErrNotFound
+	if sess.Health == string(archive.VerdictCorrupt) {
+		_, err = s.KeptBytes(ctx, sess.Path, "original", probe)
+	}
 	whole := err == nil || errors.Is(err, errHead)
 	switch {
 	case whole:
@@ -219,6 +247,9 @@ func (b *BundleWriter) source(ctx context.Context, s *archive.Store, sess archiv
 		if err := s.ExportJSONL(ctx, sess.ID, cw); err != nil {
 			return err
 		}
+		if sess.Health != string(archive.VerdictRecovered) {
+			return nil // no tail kept aside now
+		}
 		var tail bytes.Buffer
 		off, err := s.KeptBytes(ctx, sess.Path, "tail", &tail)
 		if errors.Is(err, archive.ErrNotFound) {
@@ -228,11 +259,14 @@ func (b *BundleWriter) source(ctx context.Context, s *archive.Store, sess archiv
 			return err
 		}
 		if off != cw.n {
-			// Not the end of what was archived (the file moved on since): the tail
-			// belongs to another version of the file.
-			b.m.Omitted = append(b.m.Omitted, fmt.Sprintf("%s: a torn tail kept at byte %d, which is not where its log ends (%d)", sess.ID, off, cw.n))
+			// A torn zstd frame (its offset is the compressed file's): it cannot
+			// follow the logical JSONL. What it held that could be read is in the
+			// JSONL already; the torn record stays behind.
+			ms.Tail = "left-out"
+			b.m.Omitted = append(b.m.Omitted, fmt.Sprintf("%s: the torn tail kept at byte %d of the compressed log (a torn zstd frame; its readable records are in the log)", sess.ID, off))
 			return nil
 		}
+		ms.Tail = "in-source"
 		_, err = tail.WriteTo(w)
 		return err
 	})
