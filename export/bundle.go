@@ -36,8 +36,8 @@ import (
 // folders of the path the session was imported from, so a re-import gives it the
 // same identity: a dsh session is its log (the logical JSONL the archive holds,
 // plus a torn tail it kept aside, or the whole file when the archive kept it as it
-// was because it was corrupt; a torn zstd frame is left out, see
-// ManifestSession.Tail), under <project>/<session>/session.jsonl; an
+// was because it was corrupt; a log ending in a torn zstd frame is rebuilt as a
+// zstd log that ends in it, see planTorn), under <project>/<session>/session.jsonl; an
 // OpenHands conversation is its files in their layout (a folder, or a single file).
 // ManifestSession.Source names the path `logbook import` imports.
 //
@@ -91,9 +91,9 @@ type ManifestSession struct {
 	// Range is the part of the session the readable copies hold, when not all.
 	Range string `json:"range,omitempty"`
 	// Tail says where the torn tail of a recovered dsh log went: "in-source" (the
-	// source ends with it, so a re-import recovers the same), or "left-out" (a torn
-	// zstd frame cannot follow logical JSONL: the source is whole and a re-import
-	// finds it ok).
+	// source ends with it, so a re-import recovers the same), or "left-out" (a
+	// torn zstd frame that no longer ends the archived log: the source is the
+	// logical JSONL and a re-import finds it ok).
 	Tail string `json:"tail,omitempty"`
 }
 
@@ -237,7 +237,24 @@ func (b *BundleWriter) sourceEntries(ctx context.Context, s *archive.Store, ms *
 	default:
 		return "", err
 	}
-	entry := prefix + lastElems(path.Dir(p), 2) + "/" + name
+	entry := prefix + lastElems(path.Dir(p), 2) + "/"
+	if !whole && sess.Health == string(archive.VerdictRecovered) && strings.HasSuffix(path.Base(p), ".zstd") {
+		// A compressed log that ends in a torn frame: rebuilt as one that does.
+		var torn bytes.Buffer
+		if _, err := s.KeptBytes(ctx, sess.Path, "tail", &torn); err != nil && !errors.Is(err, archive.ErrNotFound) {
+			return "", err
+		}
+		plan, err := planTorn(ctx, s, sess.ID, torn.Bytes())
+		if err != nil {
+			return "", err
+		}
+		if plan != nil {
+			ms.Tail = "in-source"
+			entry += "session.jsonl.zstd"
+			return entry, b.entry(entry, mod, func(w io.Writer) error { return plan.write(ctx, s, sess.ID, w) })
+		}
+	}
+	entry += name
 	return entry, b.entry(entry, mod, func(w io.Writer) error {
 		if whole {
 			_, err := s.KeptBytes(ctx, sess.Path, "original", w)
@@ -259,9 +276,9 @@ func (b *BundleWriter) sourceEntries(ctx context.Context, s *archive.Store, ms *
 			return err
 		}
 		if off != cw.n {
-			// A torn zstd frame (its offset is the compressed file's): it cannot
-			// follow the logical JSONL. What it held that could be read is in the
-			// JSONL already; the torn record stays behind.
+			// A tail that is not where the logical log ends: a torn zstd frame
+			// planTorn could not fit (its offset is the compressed file's). What it
+			// held that could be read is in the JSONL already.
 			ms.Tail = "left-out"
 			b.m.Omitted = append(b.m.Omitted, fmt.Sprintf("%s: the torn tail kept at byte %d of the compressed log (a torn zstd frame; its readable records are in the log)", sess.ID, off))
 			return nil
