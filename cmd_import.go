@@ -121,9 +121,10 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	if rep.Gone == nil {
 		rep.Gone = []string{} // "gone" is a list in the JSON contract, never null
 	}
-	// A bundle's session that did not come back as it was exported fails the import.
-	bundlesOK := reportBundles(e.stderr, bundles, rep)
+	// A bundle's session that did not come back as it was exported fails the
+	// import; what each bundle gave is said last, on standard error.
 	exit := func() error {
+		bundlesOK := reportBundles(e.stderr, bundles, rep)
 		if err := importExit(rep, indexed); err != nil || bundlesOK {
 			return err
 		}
