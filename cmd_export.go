@@ -9,38 +9,55 @@ import (
 	"io"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/export"
 )
 
 // cmdExport runs `logbook export`: a session as logical JSONL, or the bytes kept
-// aside for it.
+// aside for it; as Markdown or HTML, whole or in part; or sessions in a bundle.
 func cmdExport(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	format := fs.String("format", "jsonl", "export format: jsonl, md, html, bundle, or openhands (the conversation's original files, into -o DIR)")
 	out := fs.String("o", "", "write to FILE instead of standard output (never over an existing file without --force)")
 	force := fs.Bool("force", false, "with -o: replace an existing FILE (or link)")
-	render := addRenderFlags(fs) // md, html: cmd_export_render.go
+	render := addRenderFlags(fs) // md, html, bundle: cmd_export_render.go
+	sel := addSelectFlags(fs)    // bundle's sessions, md and html's turns: cmd_export_select.go
 	kept := fs.String("kept", "", "instead of the archived session, the bytes the archive kept aside for it: upstream (a damaged or shorter version of the source it did not take), original (a corrupt or unsupported file), tail (a dropped torn tail)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageError{fmt.Errorf("name one session")}
-	}
 	if *format != "jsonl" && *format != "openhands" && !isRenderFormat(*format) {
 		return usageError{fmt.Errorf("unknown format %q (supported: jsonl, md, html, bundle, openhands)", *format)}
 	}
+	if err := sel.check(*format, pos); err != nil {
+		return err
+	}
 	if *format == "openhands" && (*out == "" || *kept != "") {
 		return usageError{fmt.Errorf("--format openhands writes the conversation's files into a folder: name it with -o DIR")}
+	}
+	if *kept != "" && *format != "jsonl" {
+		return usageError{fmt.Errorf("--kept exports raw bytes: use it with --format jsonl")}
 	}
 	s, err := e.openArchive(ctx)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if *format == export.FormatBundle {
+		return exportBundle(ctx, e, s, pos, sel, render, *out, *force)
+	}
+	id := ""
+	if len(pos) == 1 {
+		id = pos[0]
+	}
+	if *sel.around != "" {
+		if id, err = sel.hitSession(pos); err != nil {
+			return err
+		}
+	}
 	// Resolve the session before touching -o FILE: an unknown id must leave an
 	// existing file alone rather than truncate it and then delete it.
-	sess, err := s.Session(ctx, pos[0])
+	sess, err := s.Session(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -50,10 +67,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return s.ExportOriginal(ctx, sess.ID, *out)
 	}
 	if isRenderFormat(*format) {
-		if *kept != "" {
-			return usageError{fmt.Errorf("--kept exports raw bytes: use it with --format jsonl")}
-		}
-		return exportRendered(ctx, e, s, sess.ID, *format, render, *out, *force)
+		return exportRendered(ctx, e, s, sess.ID, *format, render, sel, *out, *force)
 	}
 	var w io.Writer = e.stdout
 	var f *outFile

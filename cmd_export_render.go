@@ -42,59 +42,121 @@ func isRenderFormat(format string) bool {
 	return format == export.FormatMarkdown || format == export.FormatHTML || format == export.FormatBundle
 }
 
-// exportRendered writes session id as Markdown or HTML to -o FILE or standard output,
-// after the redaction gate when --redact is set.
-func exportRendered(ctx context.Context, e *env, s *archive.Store, id, format string, rf renderFlags, out string, force bool) error {
-	if (*rf.yes || *rf.json || *rf.names != "") && !*rf.redact {
-		return usageError{fmt.Errorf("--yes, --json and --redact-names go with --redact")}
+// exportRendered writes session id (or the part of it sel chooses) as Markdown or
+// HTML to -o FILE or standard output, after the redaction gate when --redact is set.
+func exportRendered(ctx context.Context, e *env, s *archive.Store, id, format string, rf renderFlags, sel *selectFlags, out string, force bool) error {
+	if err := rf.check(out); err != nil {
+		return err
 	}
-	if format == export.FormatBundle && out == "" {
-		return usageError{fmt.Errorf("a bundle is a zip file: write it with -o FILE")}
-	}
-	if *rf.json && *rf.yes && out == "" {
-		return usageError{fmt.Errorf("--json prints the report on standard output: write the export with -o FILE")}
+	part, err := sel.part()
+	if err != nil {
+		return err
 	}
 	t, err := export.Load(ctx, s, id)
 	if err != nil {
 		return err
 	}
+	if t, err = part.Of(t); err != nil {
+		return err
+	}
 	if *rf.redact {
-		var write bool
-		if t, write, err = redactGate(ctx, e, t, rf); err != nil || !write {
+		rd, write, err := redactGate(ctx, e, t.Docs(), rf)
+		if err != nil || !write {
 			return err
 		}
+		t = t.Redacted(rd)
 	}
-	var w io.Writer = e.stdout
-	var f *outFile
-	if out != "" {
-		if f, err = createOut(out, force); err != nil {
-			return err
+	return writeOut(e, out, force, func(w io.Writer) error {
+		if format == export.FormatHTML {
+			return export.WriteHTML(w, t)
 		}
-		w = f
-	}
-	switch format {
-	case export.FormatBundle:
-		var jsonl func(io.Writer) error
-		if !*rf.redact {
-			jsonl = func(w io.Writer) error { return s.ExportJSONL(ctx, id, w) }
-		}
-		err = export.WriteBundle(w, t, jsonl)
-	case export.FormatHTML:
-		err = export.WriteHTML(w, t)
-	default:
-		err = export.WriteMarkdown(w, t)
-	}
-	if f != nil {
-		err = f.finish(err)
-	}
-	return err
+		return export.WriteMarkdown(w, t)
+	})
 }
 
-// redactGate scans every text t would write, lets the person decide, and returns the
-// redacted transcript and whether to write it: --json prints the report and writes
-// only with --yes; --yes accepts everything; otherwise a terminal is asked per
-// category, and without one the export is refused (exit 2).
-func redactGate(ctx context.Context, e *env, t *export.Transcript, rf renderFlags) (*export.Transcript, bool, error) {
+// exportBundle writes the sessions sel chooses (or the one named) as a bundle to
+// -o FILE. Without --redact each session is loaded, written and let go in turn;
+// with it, all are scanned as one so a secret gets one placeholder throughout.
+func exportBundle(ctx context.Context, e *env, s *archive.Store, pos []string, sel *selectFlags, rf renderFlags, out string, force bool) error {
+	if out == "" {
+		return usageError{fmt.Errorf("a bundle is a zip file: write it with -o FILE.logbook")}
+	}
+	if err := rf.check(out); err != nil {
+		return err
+	}
+	// Choose the sessions before touching -o FILE.
+	list, how, err := sel.selectSessions(ctx, e, s, pos)
+	if err != nil {
+		return err
+	}
+	if !*rf.redact {
+		return writeOut(e, out, force, func(w io.Writer) error {
+			bw := export.NewBundleWriter(w, how, nil)
+			for _, sess := range list {
+				t, err := export.Load(ctx, s, sess.ID)
+				if err != nil {
+					return err
+				}
+				if err := bw.Add(ctx, s, t); err != nil {
+					return err
+				}
+			}
+			return bw.Close()
+		})
+	}
+	set := make(export.Set, 0, len(list))
+	for _, sess := range list {
+		t, err := export.Load(ctx, s, sess.ID)
+		if err != nil {
+			return err
+		}
+		set = append(set, t)
+	}
+	rd, write, err := redactGate(ctx, e, set.Docs(), rf)
+	if err != nil || !write {
+		return err
+	}
+	set = set.Redacted(rd)
+	sum := rd.Summary()
+	return writeOut(e, out, force, func(w io.Writer) error {
+		bw := export.NewBundleWriter(w, how, &sum)
+		for _, t := range set {
+			if err := bw.Add(ctx, s, t); err != nil {
+				return err
+			}
+		}
+		return bw.Close()
+	})
+}
+
+// check validates the redaction flags against -o FILE.
+func (rf renderFlags) check(out string) error {
+	if (*rf.yes || *rf.json || *rf.names != "") && !*rf.redact {
+		return usageError{fmt.Errorf("--yes, --json and --redact-names go with --redact")}
+	}
+	if *rf.json && *rf.yes && out == "" {
+		return usageError{fmt.Errorf("--json prints the report on standard output: write the export with -o FILE")}
+	}
+	return nil
+}
+
+// writeOut runs write on -o FILE (complete or not at all) or standard output.
+func writeOut(e *env, out string, force bool, write func(io.Writer) error) error {
+	if out == "" {
+		return write(e.stdout)
+	}
+	f, err := createOut(out, force)
+	if err != nil {
+		return err
+	}
+	return f.finish(write(f))
+}
+
+// redactGate scans docs, lets the person decide, and returns the redactor of the
+// accepted findings and whether to write the export: --json prints the report and
+// writes only with --yes; --yes accepts everything; otherwise a terminal is asked
+// per category, and without one the export is refused (exit 2).
+func redactGate(ctx context.Context, e *env, docs []redact.Doc, rf renderFlags) (*redact.Redactor, bool, error) {
 	opts := redact.Options{}
 	for _, n := range strings.Split(*rf.names, ",") {
 		if n = strings.TrimSpace(n); n != "" {
@@ -105,7 +167,7 @@ func redactGate(ctx context.Context, e *env, t *export.Transcript, rf renderFlag
 	if err != nil {
 		return nil, false, err
 	}
-	rep, err := sc.Scan(ctx, t.Docs())
+	rep, err := sc.Scan(ctx, docs)
 	if err != nil {
 		return nil, false, err
 	}
@@ -128,7 +190,7 @@ func redactGate(ctx context.Context, e *env, t *export.Transcript, rf renderFlag
 		}
 		dec = askCategories(termSafeWriter(e.stderr), os.Stdin, rep)
 	}
-	return t.Redacted(rep.Redactor(dec)), true, nil
+	return rep.Redactor(dec), true, nil
 }
 
 // termSafeWriter is w with terminal control sequences from session text defused.

@@ -181,14 +181,16 @@ func TestExportBundle(t *testing.T) {
 	r := cliData(t, data, "export", id, "--format", "bundle")
 	assert.Equal(t, 2, r.code, "a bundle needs -o")
 
-	out := filepath.Join(t.TempDir(), "b.zip")
+	out := filepath.Join(t.TempDir(), "b.logbook")
 	r = cliData(t, data, "export", id, "--format", "bundle", "-o", out)
 	require.Equal(t, 0, r.code, r.stderr)
 	files := readZip(t, out)
-	assert.Equal(t, jsonl.stdout, string(files[id+".jsonl"]), "the bundle's JSONL is the archive's")
-	assert.True(t, strings.HasPrefix(string(files[id+".html"]), "<!doctype html>"))
-	assert.True(t, strings.HasPrefix(string(files[id+".md"]), "# "))
 	var m struct {
+		Version  int `json:"logbook_export"`
+		Sessions []struct {
+			ID     string `json:"id"`
+			Source string `json:"source"`
+		} `json:"sessions"`
 		Files []struct {
 			Name   string `json:"name"`
 			Bytes  int    `json:"bytes"`
@@ -197,21 +199,29 @@ func TestExportBundle(t *testing.T) {
 		Redaction any `json:"redaction"`
 	}
 	require.NoError(t, json.Unmarshal(files["manifest.json"], &m))
+	assert.Equal(t, 2, m.Version)
+	require.Len(t, m.Sessions, 1)
+	assert.Equal(t, id, m.Sessions[0].ID)
+	assert.Equal(t, jsonl.stdout, string(files[m.Sessions[0].Source]), "the bundle's source is the archive's JSONL")
+	assert.True(t, strings.HasSuffix(m.Sessions[0].Source, "/session.jsonl"), m.Sessions[0].Source)
+	assert.True(t, strings.HasPrefix(string(files["sessions/1/session.html"]), "<!doctype html>"))
+	assert.True(t, strings.HasPrefix(string(files["sessions/1/session.md"]), "# "))
 	require.Len(t, m.Files, 3)
 	for _, f := range m.Files {
 		sum := sha256.Sum256(files[f.Name])
 		assert.Equal(t, hex.EncodeToString(sum[:]), f.SHA256, f.Name)
+		assert.Equal(t, len(files[f.Name]), f.Bytes, f.Name)
 	}
 	assert.Nil(t, m.Redaction)
 
-	// Redacted: no JSONL, no planted secret anywhere, the summary in the manifest.
-	red := filepath.Join(t.TempDir(), "r.zip")
+	// Redacted: no source, no planted secret anywhere, the summary in the manifest.
+	red := filepath.Join(t.TempDir(), "r.logbook")
 	r = cliData(t, data, "export", id, "--format", "bundle", "--redact", "--yes", "--redact-names", names, "-o", red)
 	require.Equal(t, 0, r.code, r.stderr)
 	files = readZip(t, red)
-	assert.NotContains(t, files, id+".jsonl")
-	assert.Contains(t, string(files["manifest.json"]), "the exact log cannot be redacted")
-	assert.Contains(t, string(files["manifest.json"]), `"redacted"`)
+	assert.Len(t, files, 3, "html, md and the manifest")
+	assert.Contains(t, string(files["manifest.json"]), "an exact log cannot be redacted")
+	assert.Contains(t, string(files["manifest.json"]), `"redacted": true`)
 	for name, b := range files {
 		for _, s := range secrets {
 			assert.NotContains(t, string(b), s, "a planted secret in %s", name)

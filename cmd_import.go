@@ -53,6 +53,21 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	if err := e.needWritable("import"); err != nil {
 		return err
 	}
+	// A bundle (FILE.logbook) is checked and unpacked first: a damaged one stops
+	// the import before anything is imported (cmd_import_bundle.go).
+	paths, bundles, err := e.unpackBundles(ctx, paths)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		// Only redacted bundles: nothing to import (an empty list would mean the
+		// default roots).
+		reportBundles(e.stderr, bundles, &archive.ImportReport{})
+		if *asJSON {
+			return writeJSON(e.stdout, &archive.ImportReport{Files: []archive.FileReport{}, Gone: []string{}})
+		}
+		return nil
+	}
 	// An import's heap is mostly garbage between records (decoded lines, blocks on
 	// their way to SQLite). A soft limit makes the collector reclaim it before the
 	// process grows, which keeps a whole import, index included, well under 300 MB
@@ -106,11 +121,20 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	if rep.Gone == nil {
 		rep.Gone = []string{} // "gone" is a list in the JSON contract, never null
 	}
+	// A bundle's session that did not come back as it was exported fails the
+	// import; what each bundle gave is said last, on standard error.
+	exit := func() error {
+		bundlesOK := reportBundles(e.stderr, bundles, rep)
+		if err := importExit(rep, indexed); err != nil || bundlesOK {
+			return err
+		}
+		return exitError(1)
+	}
 	if *asJSON {
 		if err := writeJSON(e.stdout, rep); err != nil {
 			return err
 		}
-		return importExit(rep, indexed)
+		return exit()
 	}
 	printReports(e.human(), rep.Files)
 	sum := rep.Summary
@@ -126,7 +150,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	if sum.Failed > 0 {
 		fmt.Fprintf(e.stdout, "%d files could not be imported because of a fault of this machine (see above); nothing of them was lost, and the next import reads them again\n", sum.Failed)
 	}
-	return importExit(rep, indexed)
+	return exit()
 }
 
 // importExit is import's exit status: 0 when every file was archived whole (ok, or

@@ -17,6 +17,16 @@ type ExportOptions struct {
 	Redact bool `json:"redact"`
 	// Names are further person names to find besides the current user's.
 	Names []string `json:"names,omitempty"`
+	// Turns ("A-B") or Around (a seq, with Context turns either side) export part
+	// of the session (md and html; see export.Part); neither is the whole session.
+	Turns   string `json:"turns,omitempty"`
+	Around  *int64 `json:"around,omitempty"`
+	Context int64  `json:"context,omitempty"`
+}
+
+// part is the part of the session opts choose.
+func (o ExportOptions) part() export.Part {
+	return export.Part{Turns: o.Turns, Around: o.Around, Context: o.Context}
 }
 
 // ExportFile is a finished export. In the desktop window it was written where the
@@ -50,6 +60,12 @@ func checkExport(sessionID string, opts ExportOptions) error {
 	if opts.Redact && opts.Format == export.FormatJSONL {
 		return invalid("redaction applies to md and html exports; jsonl is the archive's exact record")
 	}
+	if !opts.part().Whole() && opts.Format == export.FormatJSONL {
+		return invalid("a turn range applies to md and html exports; jsonl is the whole log")
+	}
+	if err := opts.part().Check(); err != nil {
+		return invalid(err.Error())
+	}
 	return nil
 }
 
@@ -57,7 +73,7 @@ func checkExport(sessionID string, opts ExportOptions) error {
 // A re-scan of the same session gives the same finding IDs, so ExportScan's findings
 // address the decisions Export applies.
 func (a *App) scan(sessionID string, opts ExportOptions) (*export.Transcript, *redact.Report, error) {
-	t, err := export.Load(a.ctx, a.deps.Archive, strings.TrimSpace(sessionID))
+	t, err := a.load(sessionID, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,6 +86,19 @@ func (a *App) scan(sessionID string, opts ExportOptions) (*export.Transcript, *r
 		return nil, nil, err
 	}
 	return t, rep, nil
+}
+
+// load reads the part of the session opts choose.
+func (a *App) load(sessionID string, opts ExportOptions) (*export.Transcript, error) {
+	t, err := export.Load(a.ctx, a.deps.Archive, strings.TrimSpace(sessionID))
+	if err != nil {
+		return nil, err
+	}
+	t, err = opts.part().Of(t)
+	if err != nil {
+		return nil, invalid(err.Error())
+	}
+	return t, nil
 }
 
 // ExportScan returns what redaction would find in a session's export: findings with
@@ -114,7 +143,7 @@ func (a *App) Export(sessionID string, opts ExportOptions, decisions redact.Deci
 			}
 			t = t.Redacted(rep.Redactor(decisions))
 			f.Redaction = t.Redaction
-		} else if t, err = export.Load(a.ctx, a.deps.Archive, strings.TrimSpace(sessionID)); err != nil {
+		} else if t, err = a.load(sessionID, opts); err != nil {
 			return f, err
 		}
 		if opts.Format == export.FormatHTML {

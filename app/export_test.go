@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/export/exporttest"
 	"github.com/logbook/logbook/export/redact"
 )
@@ -104,4 +105,50 @@ func TestExportDesktopSaves(t *testing.T) {
 	f, err = ta.Export(id, ExportOptions{Format: "md"}, redact.Decisions{})
 	require.NoError(t, err)
 	assert.True(t, f.Cancelled)
+}
+
+// TestExportPart: the dialog's turn range and "around this item" export those
+// turns only, scanned as they are written; jsonl stays whole.
+func TestExportPart(t *testing.T) {
+	ta, id, _, names := plantedApp(t)
+	whole, err := ta.Export(id, ExportOptions{Format: "md"}, redact.Decisions{})
+	require.NoError(t, err)
+	require.Contains(t, whole.Content, "## Turn 2\n")
+
+	f, err := ta.Export(id, ExportOptions{Format: "md", Turns: "1-1"}, redact.Decisions{})
+	require.NoError(t, err)
+	assert.Contains(t, f.Content, "## Turn 1\n")
+	assert.NotContains(t, f.Content, "## Turn 2\n")
+	assert.Contains(t, f.Content, "Excerpt | turns 1;")
+
+	all, err := ta.ExportScan(id, ExportOptions{Format: "md", Names: names})
+	require.NoError(t, err)
+	some, err := ta.ExportScan(id, ExportOptions{Format: "md", Names: names, Turns: "1"})
+	require.NoError(t, err)
+	assert.Less(t, len(some.Findings), len(all.Findings), "only the chosen turns are scanned")
+
+	page, err := ta.Timeline(id, archive.TimelineQuery{Limit: 50})
+	require.NoError(t, err)
+	var seq int64 = -1
+	for _, it := range page.Items {
+		if it.Turn != nil && *it.Turn == 2 && it.Message != nil {
+			seq = it.Seq
+			break
+		}
+	}
+	require.NotEqual(t, int64(-1), seq)
+	f, err = ta.Export(id, ExportOptions{Format: "html", Around: &seq}, redact.Decisions{})
+	require.NoError(t, err)
+	assert.Contains(t, f.Content, "around seq ")
+
+	for _, o := range []ExportOptions{
+		{Format: "jsonl", Turns: "1"},
+		{Format: "md", Turns: "x"},
+		{Format: "md", Turns: "1", Around: &seq},
+		{Format: "md", Turns: "90-99"},
+	} {
+		_, err := ta.Export(id, o, redact.Decisions{})
+		assert.Error(t, err, "%+v", o)
+		assert.NotContains(t, FormatError(err), "Something went wrong", "%+v: a clear message", o)
+	}
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -60,52 +58,16 @@ func (s *Store) KeptFiles(ctx context.Context, sessionID string) ([]KeptFile, er
 // stops the export with an error naming it. ErrNotFound when the session keeps no
 // source files (a dsh session: export its JSONL instead).
 func (s *Store) ExportOriginal(ctx context.Context, sessionID, dir string) error {
-	pk, err := s.sessionPK(ctx, sessionID)
-	if err != nil {
-		return err
-	}
-	rows, err := s.read.QueryContext(ctx, `
-		SELECT name, data FROM source_files
-		WHERE session_pk = ? AND superseded_at IS NULL
-		ORDER BY name`, pk)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var name string
-		var data []byte
-		if err := rows.Scan(&name, &data); err != nil {
-			return err
-		}
-		clean := path.Clean(name)
-		if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || path.IsAbs(clean) {
-			return fmt.Errorf("export %s: unsafe file name %q", sessionID, name)
-		}
-		plain, err := s.zdec.DecodeAll(data, nil)
-		if err != nil {
-			return fmt.Errorf("export %s: %s: %w", sessionID, name, err)
-		}
-		dst := filepath.Join(dir, filepath.FromSlash(clean))
+	return s.EachSourceFile(ctx, sessionID, func(name string, data []byte) error {
+		dst := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		if err := writeNewFile(dst, plain); err != nil {
+		if err := writeNewFile(dst, data); err != nil {
 			return fmt.Errorf("export %s: %w", sessionID, err)
 		}
-		n++
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if n == 0 {
-		return fmt.Errorf("session %s keeps no source files: %w", sessionID, ErrNotFound)
-	}
-	return nil
+		return nil
+	})
 }
 
 // writeNewFile writes data to a file that must not exist yet.

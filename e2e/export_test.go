@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/dshgen"
 	"github.com/logbook/logbook/export"
 	"github.com/logbook/logbook/export/exporttest"
 )
@@ -148,19 +149,26 @@ func TestExportHTMLPayloadsInert(t *testing.T) {
 	shot(t, tab, e, "export-hostile")
 }
 
-// The Export dialog of the conversation view: markdown with redaction, e-mail
-// addresses kept by category, everything else replaced in the downloaded file.
-func TestExportDialogRedacts(t *testing.T) {
+// serveLog serves a data dir that has imported l.
+func serveLog(t *testing.T, l *dshgen.Log) *env {
+	t.Helper()
 	base := need(t)
 	e := &env{dataDir: t.TempDir(), artifacts: base.artifacts}
 	root := filepath.Join(e.dataDir, "sessions")
-	l, c := exporttest.Planted(5, "session-planted-e2e")
 	_, err := l.WriteFile(root, false)
 	require.NoError(t, err)
 	sctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	t.Cleanup(e.close)
 	require.NoError(t, e.serve(sctx, []string{root}))
+	return e
+}
+
+// The Export dialog of the conversation view: markdown with redaction, e-mail
+// addresses kept by category, everything else replaced in the downloaded file.
+func TestExportDialogRedacts(t *testing.T) {
+	l, c := exporttest.Planted(5, "session-planted-e2e")
+	e := serveLog(t, l)
 
 	b := browser(t, e, 1280, 900)
 	open(t, b, e, "#/session/"+l.ID(), `[data-testid="export-open"]`)
@@ -198,4 +206,57 @@ func TestExportDialogRedacts(t *testing.T) {
 	}
 	assert.True(t, keptEmail, "the e-mail addresses the person kept are in the download")
 	assert.NotContains(t, md, "[REDACTED:email")
+}
+
+// The Export dialog opened from a search hit (the conversation's ?seq=) offers
+// the turns around it, and a turn range; the downloads hold those turns only.
+func TestExportDialogPart(t *testing.T) {
+	l := dshgen.Generate(dshgen.Options{Seed: 3, Turns: 6, Cwd: "/home/dev/part"})
+	e := serveLog(t, l)
+	sctx := context.Background()
+	// A message of turn 4, where a search hit would open the conversation.
+	s, err := archive.Open(sctx, filepath.Join(e.dataDir, "logbook.db"))
+	require.NoError(t, err)
+	page, err := s.Timeline(sctx, l.ID(), archive.TimelineQuery{Limit: archive.MaxTimelineLimit})
+	require.NoError(t, s.Close())
+	require.NoError(t, err)
+	seq := int64(-1)
+	for _, it := range page.Items {
+		if it.Message != nil && it.Turn != nil && *it.Turn == 4 {
+			seq = it.Seq
+			break
+		}
+	}
+	require.NotEqual(t, int64(-1), seq)
+
+	b := browser(t, e, 1280, 900)
+	open(t, b, e, "#/session/"+l.ID()+"?seq="+strconv.FormatInt(seq, 10), `[data-testid="export-open"]`)
+	eval[bool](t, b, `(() => { window.__blobs = []; const o = URL.createObjectURL.bind(URL);
+		URL.createObjectURL = (x) => { window.__blobs.push(x); return o(x); }; return true })()`)
+	require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-open"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-dialog"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="export-format-md"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="export-part-around"]`))))
+	eval[bool](t, b, `(() => { const i = document.querySelector('[data-testid="export-context"]'); i.value = '0';
+		i.dispatchEvent(new Event('input', {bubbles: true})); i.dispatchEvent(new Event('change', {bubbles: true})); return true })()`)
+	shot(t, b, e, "export-dialog-part")
+	require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-go"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-done"]`))))
+	md := eval[string](t, b, `window.__blobs[0].text()`)
+	assert.Contains(t, md, "around seq "+strconv.FormatInt(seq, 10))
+	assert.Contains(t, md, "## Turn 4\n")
+	assert.NotContains(t, md, "## Turn 3\n")
+	assert.NotContains(t, md, "## Turn 5\n")
+
+	require.NoError(t, chromedp.Do(b,
+		chromedp.Click(chromedp.CSS(`[data-testid="export-part-turns"]`)),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="export-turn-from"]`), "2"),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="export-turn-to"]`), "3\t"),
+		chromedp.Click(chromedp.CSS(`[data-testid="export-go"]`))))
+	poll(t, b, `window.__blobs.length === 2`, "the second download")
+	md = eval[string](t, b, `window.__blobs[1].text()`)
+	assert.Contains(t, md, "## Turn 2\n")
+	assert.Contains(t, md, "## Turn 3\n")
+	assert.NotContains(t, md, "## Turn 4\n")
+	assert.Contains(t, md, "Excerpt | turns 2-3;")
 }

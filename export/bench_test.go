@@ -3,10 +3,13 @@ package export_test
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/export"
 	"github.com/logbook/logbook/export/redact"
 )
@@ -38,6 +41,35 @@ func BenchmarkRealLog(b *testing.B) {
 	b.Run("jsonl", func(b *testing.B) {
 		for b.Loop() {
 			require.NoError(b, s.ExportJSONL(ctx, id, io.Discard))
+		}
+	})
+	b.Run("bundle", func(b *testing.B) {
+		for b.Loop() {
+			bw := export.NewBundleWriter(io.Discard, "bench", nil)
+			require.NoError(b, bw.Add(ctx, s, tr))
+			require.NoError(b, bw.Close())
+		}
+	})
+	// bundle-import: check and unpack a bundle of the real log, then import its
+	// source into a fresh archive (the index aside).
+	bundle := filepath.Join(b.TempDir(), "real.logbook")
+	f, err := os.Create(bundle)
+	require.NoError(b, err)
+	bw := export.NewBundleWriter(f, "bench", nil)
+	require.NoError(b, bw.Add(ctx, s, tr))
+	require.NoError(b, bw.Close())
+	require.NoError(b, f.Close())
+	b.Run("bundle-import", func(b *testing.B) {
+		for b.Loop() {
+			bd, err := export.OpenBundle(bundle)
+			require.NoError(b, err)
+			dir := filepath.Join(b.TempDir(), "unpacked")
+			require.NoError(b, bd.Extract(ctx, dir))
+			require.NoError(b, bd.Close())
+			fresh := openStore(b)
+			rep, err := fresh.Import(ctx, []string{filepath.Join(dir, filepath.FromSlash(bd.Manifest.Sessions[0].Source))}, archive.ImportOptions{})
+			require.NoError(b, err)
+			require.Equal(b, archive.VerdictOK, rep.Files[0].Verdict)
 		}
 	})
 	docs := tr.Docs()

@@ -30,6 +30,9 @@ type Transcript struct {
 	// Redaction is the summary of what was redacted, nil when the export was not
 	// scanned. The writers record it (counts by category, never a secret).
 	Redaction *redact.Summary
+	// Range says which part of the session Items hold ("turns 3-5; the session
+	// has turns 1-40"), empty for the whole session. The writers show it.
+	Range string
 }
 
 // Load reads a session's whole timeline, a page of archive.MaxTimelineLimit items
@@ -75,11 +78,13 @@ func docID(seq int64, kind string) string { return strconv.FormatInt(seq, 10) + 
 // Docs lists every text the writers put in an export, one redact.Doc each, with IDs
 // "title", "project" and "SEQ/KIND" (KIND: text, reasoning, tool-args, tool-output,
 // approval-reason, compaction-summary, marker-label, marker). Empty texts are left out.
-func (t *Transcript) Docs() []redact.Doc {
-	var docs []redact.Doc
+func (t *Transcript) Docs() []redact.Doc { return t.docs(nil, "") }
+
+// docs appends t's docs to docs, their IDs prefixed with prefix.
+func (t *Transcript) docs(docs []redact.Doc, prefix string) []redact.Doc {
 	add := func(id, text string) {
 		if text != "" {
-			docs = append(docs, redact.Doc{ID: id, Text: text})
+			docs = append(docs, redact.Doc{ID: prefix + id, Text: text})
 		}
 	}
 	add(docTitle, t.Session.Title)
@@ -114,10 +119,13 @@ func (t *Transcript) eachText(it *archive.TimelineItem, fn func(kind string, p *
 
 // Redacted returns a copy of t with every text passed through rd, and rd's summary
 // recorded. t is not changed.
-func (t *Transcript) Redacted(rd *redact.Redactor) *Transcript {
-	c := &Transcript{Session: t.Session, Items: make([]archive.TimelineItem, len(t.Items))}
-	c.Session.Title = rd.Redact(redact.Doc{ID: docTitle, Text: t.Session.Title})
-	c.Session.Project = rd.Redact(redact.Doc{ID: docProject, Text: t.Session.Project})
+func (t *Transcript) Redacted(rd *redact.Redactor) *Transcript { return t.redacted(rd, "") }
+
+// redacted is Redacted for docs whose IDs have prefix.
+func (t *Transcript) redacted(rd *redact.Redactor, prefix string) *Transcript {
+	c := &Transcript{Session: t.Session, Items: make([]archive.TimelineItem, len(t.Items)), Range: t.Range}
+	c.Session.Title = rd.Redact(redact.Doc{ID: prefix + docTitle, Text: t.Session.Title})
+	c.Session.Project = rd.Redact(redact.Doc{ID: prefix + docProject, Text: t.Session.Project})
 	c.Session.Cwd, c.Session.Path = "", "" // never written; not scanned
 	for i, it := range t.Items {
 		// Copy the payload the texts live in before rewriting them.
@@ -144,7 +152,7 @@ func (t *Transcript) Redacted(rd *redact.Redactor) *Transcript {
 		}
 		c.eachText(&it, func(kind string, p *string) {
 			if *p != "" {
-				*p = rd.Redact(redact.Doc{ID: docID(it.Seq, kind), Text: *p})
+				*p = rd.Redact(redact.Doc{ID: prefix + docID(it.Seq, kind), Text: *p})
 			}
 		})
 		c.Items[i] = it
@@ -153,6 +161,32 @@ func (t *Transcript) Redacted(rd *redact.Redactor) *Transcript {
 	c.Redaction = &s
 	return c
 }
+
+// Set is the transcripts of a multi-session export, scanned and redacted as one:
+// a secret gets the same placeholder in every session.
+type Set []*Transcript
+
+// Docs lists every text of every transcript, with IDs "N:" + the transcript's own
+// doc ID (N counts from 0 in set order).
+func (ts Set) Docs() []redact.Doc {
+	var docs []redact.Doc
+	for i, t := range ts {
+		docs = t.docs(docs, setPrefix(i))
+	}
+	return docs
+}
+
+// Redacted returns a redacted copy of every transcript; each records the summary
+// of the whole set.
+func (ts Set) Redacted(rd *redact.Redactor) Set {
+	out := make(Set, len(ts))
+	for i, t := range ts {
+		out[i] = t.redacted(rd, setPrefix(i))
+	}
+	return out
+}
+
+func setPrefix(i int) string { return strconv.Itoa(i) + ":" }
 
 // redactionLine is the one-line summary an export records: counts by category in
 // redact.Categories order, never a secret.

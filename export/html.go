@@ -71,6 +71,9 @@ func (h htmlWriter) page(t *Transcript) {
 	meta := []string{s.ID, s.Agent, s.Project, s.CreatedAt.UTC().Format(time.RFC3339),
 		strings.Join(s.Models, ", "),
 		fmt.Sprintf("%d turns · %d messages · %d tool calls · %d events", s.Turns, s.Messages, s.ToolCalls, s.Events)}
+	if t.Range != "" {
+		meta = append(meta, "excerpt: "+t.Range)
+	}
 	for _, m := range meta {
 		if m != "" {
 			h.raw("<span>")

@@ -57,6 +57,7 @@ func (m mdWriter) header(t *Transcript) {
 	row("Models", strings.Join(s.Models, ", "))
 	row("Size", fmt.Sprintf("%d turns · %d messages · %d tool calls · %d events", s.Turns, s.Messages, s.ToolCalls, s.Events))
 	row("Health", s.Health)
+	row("Excerpt", t.Range)
 	if t.Redaction != nil {
 		row("Redaction", redactionLine(t.Redaction))
 	}

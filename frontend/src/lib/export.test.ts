@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RedactFinding } from '../api/types';
-import { accepted, acceptedCount, decisions, groupFindings, setCategory, setFinding, type Choices } from './export';
+import { accepted, acceptedCount, decisions, groupFindings, partOptions, setCategory, setFinding, type Choices } from './export';
 
 function f(id: string, category: string): RedactFinding {
   return { id, doc: '3/text', category, rule: category, start: 0, end: 1, line: 1, masked: 'x…', preview: 'x…', fingerprint: id };
@@ -30,5 +30,32 @@ describe('export choices', () => {
     // Switching the category again drops its findings' own choices.
     c = setCategory(c, hosts, true);
     expect(decisions(c)).toEqual({ categories: { host: true }, findings: {} });
+  });
+});
+
+describe('export part', () => {
+  const base = { kind: 'whole' as const, from: '', to: '', seq: null, context: 1 };
+
+  it('is the whole session by default', () => {
+    expect(partOptions(base)).toEqual({});
+  });
+
+  it('turns a range into A-B, open ends kept open', () => {
+    expect(partOptions({ ...base, kind: 'turns', from: '2', to: '4' })).toEqual({ turns: '2-4' });
+    expect(partOptions({ ...base, kind: 'turns', from: ' 3 ', to: '3' })).toEqual({ turns: '3' });
+    expect(partOptions({ ...base, kind: 'turns', from: '5', to: '' })).toEqual({ turns: '5-' });
+    expect(partOptions({ ...base, kind: 'turns', from: '', to: '2' })).toEqual({ turns: '-2' });
+  });
+
+  it('refuses what cannot be exported', () => {
+    expect(partOptions({ ...base, kind: 'turns' })).toBeNull();
+    expect(partOptions({ ...base, kind: 'turns', from: 'a', to: '2' })).toBeNull();
+    expect(partOptions({ ...base, kind: 'turns', from: '4', to: '2' })).toBeNull();
+    expect(partOptions({ ...base, kind: 'around' })).toBeNull();
+  });
+
+  it('exports the turns around the opened item', () => {
+    expect(partOptions({ ...base, kind: 'around', seq: 812, context: 2 })).toEqual({ around: 812, context: 2 });
+    expect(partOptions({ ...base, kind: 'around', seq: 0, context: -3 })).toEqual({ around: 0, context: 0 });
   });
 });

@@ -84,3 +84,30 @@ export function download(file: ExportFile): void {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
+
+/** Which part of the session the dialog exports. */
+export type PartKind = 'whole' | 'turns' | 'around';
+
+export interface PartChoice {
+  kind: PartKind;
+  from: string; // turn range, as typed
+  to: string;
+  seq: number | null; // the item the conversation was opened at (?seq=), for "around"
+  context: number; // turns either side of it
+}
+
+/**
+ * The ExportOptions fields for a part of the session: {} for the whole session,
+ * { turns: 'A-B' } for a range (an empty end is open), { around, context } for the
+ * turns around the opened item. Null when the choice cannot be exported yet.
+ */
+export function partOptions(p: PartChoice): { turns?: string; around?: number; context?: number } | null {
+  if (p.kind === 'whole') return {};
+  if (p.kind === 'around') return p.seq === null ? null : { around: p.seq, context: Math.max(0, Math.floor(p.context || 0)) };
+  const from = p.from.trim();
+  const to = p.to.trim();
+  const num = (s: string) => s === '' || /^\d+$/.test(s);
+  if ((!from && !to) || !num(from) || !num(to)) return null;
+  if (from && to && Number(from) > Number(to)) return null;
+  return { turns: from === to ? from : `${from}-${to}` };
+}

@@ -121,6 +121,9 @@ export namespace app {
 	    format: string;
 	    redact: boolean;
 	    names?: string[];
+	    turns?: string;
+	    around?: number;
+	    context?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new ExportOptions(source);
@@ -131,6 +134,9 @@ export namespace app {
 	        this.format = source["format"];
 	        this.redact = source["redact"];
 	        this.names = source["names"];
+	        this.turns = source["turns"];
+	        this.around = source["around"];
+	        this.context = source["context"];
 	    }
 	}
 	export class FollowStatus {
