@@ -54,6 +54,10 @@ type Deps struct {
 	// sync/follow): a session an agent is writing is imported as it grows, and the
 	// views follow. With ImportOnStart it starts once the start-up import is done.
 	Follow bool
+	// Webhook makes the HTTP server accept the OpenHands webhook (package
+	// sync/webhook) under /api/v1/webhooks: an agent server's pushed events are
+	// kept and imported by the archive (archive.Pushed), with the API keys.
+	Webhook bool
 	// WatchEvery is how often the app looks for changes other processes made to the
 	// archive (5 s when 0; negative turns the watch off).
 	WatchEvery time.Duration
