@@ -34,6 +34,8 @@ type sender struct {
 	reorder   float64 // chance the next two batches go in the other order
 
 	posts, failed int
+	// acked, when set, is told each batch the receiver acknowledged.
+	acked func([]json.RawMessage)
 }
 
 func newSender(baseURL, key string, bufferSize int, seed uint64) *sender {
@@ -85,6 +87,9 @@ func (s *sender) send(ctx context.Context, conv string, events []json.RawMessage
 			continue
 		}
 		acked = append(acked, batch)
+		if s.acked != nil {
+			s.acked(batch)
+		}
 		if s.chance(s.redeliver) {
 			s.mu.Lock()
 			again := acked[s.rng.IntN(len(acked))]
