@@ -82,6 +82,7 @@ func (a *App) startFollow() {
 		Import:   a.followImport,
 		Path:     func(r archive.FileReport) string { return r.Path },
 		Torn:     archive.FileReport.TornTail,
+		Source:   archive.SourceOf,
 		OnImport: a.followBatch,
 		OnStatus: func(follow.Status) { a.events.Publish(EventFollowStatus, a.followStatus()) },
 		Logger:   a.deps.Logger,

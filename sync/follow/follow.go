@@ -90,8 +90,16 @@ type Options[R any] struct {
 	// or frame: for the archive, verdict recovered with a torn-tail problem.
 	Torn func(R) bool
 	// Match reports whether a file is a session log to import. The default takes
-	// dsh V0 logs: session.jsonl and session.jsonl.zstd.
+	// dsh V0 logs: session.jsonl and session.jsonl.zstd. Source, when set, is used
+	// instead.
 	Match func(path string) bool
+	// Source maps a file that changed to the session source to import for it: the
+	// file itself (a dsh log, an OpenHands events.jsonl), or a folder above it when
+	// the session is a folder of files (an OpenHands conversation, one file per
+	// event), or false when the file is part of no session. A source outside the
+	// file's root is not followed. The wiring passes archive.SourceOf, which asks
+	// the archive's formats, so the follower knows no format's file names.
+	Source func(path string) (string, bool)
 
 	// OnImport, when set, is called after every import run with its reports. It
 	// runs on Run's goroutine: it must not block for long.
@@ -144,6 +152,10 @@ type Follower[R any] struct {
 func New[R any](o Options[R]) *Follower[R] {
 	if o.Match == nil {
 		o.Match = IsDshLog
+	}
+	if o.Source == nil {
+		match := o.Match
+		o.Source = func(p string) (string, bool) { return p, match(p) }
 	}
 	if o.Debounce <= 0 {
 		o.Debounce = 150 * time.Millisecond

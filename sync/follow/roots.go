@@ -82,9 +82,7 @@ func (l *loop[R]) watchTree(r *root, dir string) error {
 			return nil
 		}
 		if !d.IsDir() {
-			if l.o.Match(p) {
-				l.touch(p)
-			}
+			l.touchFile(r, p)
 			return nil
 		}
 		if l.dirs[p] != nil {
@@ -157,6 +155,11 @@ func (l *loop[R]) forget(dir string) {
 			r.folders--
 		}
 	}
+	for d := range l.folderSrc {
+		if d == dir || strings.HasPrefix(d, below) {
+			delete(l.folderSrc, d)
+		}
+	}
 }
 
 // poll makes a root polled for a reason, and scans it at once.
@@ -192,7 +195,11 @@ func (l *loop[R]) scan(r *root) {
 			}
 			return nil
 		}
-		if d.IsDir() || !l.o.Match(p) {
+		if d.IsDir() {
+			return nil
+		}
+		src, ok := l.sourceOf(r, p)
+		if !ok {
 			return nil
 		}
 		fi, err := os.Stat(p)
@@ -201,7 +208,7 @@ func (l *loop[R]) scan(r *root) {
 		}
 		st := stamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 		if old, ok := r.snap[p]; !ok || old != st {
-			l.touch(p)
+			l.touch(src)
 		}
 		snap[p] = st
 		return nil
@@ -247,14 +254,45 @@ func (l *loop[R]) event(ev fsnotify.Event) {
 			l.publish(r, false)
 			return
 		}
-		if l.o.Match(p) {
-			l.touch(p)
-		}
+		l.touchFile(r, p)
 	case ev.Has(fsnotify.Write):
-		if l.o.Match(p) {
-			l.touch(p)
+		if r := l.dirs[filepath.Dir(p)]; r != nil {
+			l.touchFile(r, p)
 		}
 	}
+}
+
+// touchFile records a change to a file of root r: its session source, if it is
+// part of one, is queued for import.
+func (l *loop[R]) touchFile(r *root, p string) {
+	if src, ok := l.sourceOf(r, p); ok {
+		l.touch(src)
+	}
+}
+
+// sourceOf is the session source of a file of root r (see Options.Source). The
+// folder source of a folder is remembered, so a conversation written event file
+// by event file is not listed for each one.
+func (l *loop[R]) sourceOf(r *root, p string) (string, bool) {
+	dir := filepath.Dir(p)
+	if src, ok := l.folderSrc[dir]; ok {
+		return src, true
+	}
+	src, ok := l.o.Source(p)
+	if !ok {
+		return "", false
+	}
+	base := r.real
+	if base == "" {
+		base = r.path
+	}
+	if src != base && !strings.HasPrefix(src, base+string(filepath.Separator)) {
+		return "", false // above the root: not followed
+	}
+	if src != p {
+		l.folderSrc[dir] = src
+	}
+	return src, true
 }
 
 // watchError takes an error of the watcher. Lost events (the kernel's queue
