@@ -3,7 +3,11 @@
 // each burst of appends into one import of the files that changed, holds a torn
 // tail of a live file as "still being written" rather than damage, and falls back
 // to a slow rescan for a root it cannot watch (the inotify limit, a network file
-// system, a root that does not exist yet), saying why.
+// system), saying why. A root that does not exist yet is waited for by watching
+// the nearest folder above it that does (that folder alone), with the slow rescan
+// as the fallback. Which files make up a session comes from Options.Source (the
+// archive's formats): a dsh log or an OpenHands events.jsonl is its own source, an
+// OpenHands conversation folder the source of every event file in it.
 //
 // The package knows nothing of the archive's types: the import is a function the
 // wiring supplies, and its per-file report type R comes back unchanged in the
@@ -30,8 +34,9 @@ const (
 	// Polling: the root cannot be watched (Status.Reason says why), so it is
 	// rescanned every Options.Rescan.
 	Polling Mode = "polling"
-	// Missing: the root does not exist (yet); it is checked for every
-	// Options.Rescan and followed once it appears.
+	// Missing: the root does not exist (yet); it is followed once it appears,
+	// told by a watch on the nearest folder above it, or found by the check
+	// every Options.Rescan.
 	Missing Mode = "missing"
 )
 

@@ -26,6 +26,9 @@ type loop[R any] struct {
 	// folderSrc maps a folder to the folder session source its files belong to
 	// (see sourceOf).
 	folderSrc map[string]string
+	// parents maps a folder watched for the creation of missing roots below it
+	// to those roots (see awaitCreation).
+	parents map[string][]*root
 
 	importing bool
 	done      chan imported[R]
@@ -63,7 +66,7 @@ func newLoop[R any](f *Follower[R]) (*loop[R], error) {
 		return nil, errors.New("follow: Options.Import, Path and Torn are required")
 	}
 	l := &loop[R]{f: f, o: o, dirs: map[string]*root{}, pending: map[string]*change{},
-		live: map[string]*liveFile{}, folderSrc: map[string]string{}, done: make(chan imported[R], 1)}
+		live: map[string]*liveFile{}, folderSrc: map[string]string{}, parents: map[string][]*root{}, done: make(chan imported[R], 1)}
 	seen := map[string]bool{}
 	for _, p := range o.Roots {
 		abs, err := filepath.Abs(p)
