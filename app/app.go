@@ -82,6 +82,9 @@ type App struct {
 	watchWG    sync.WaitGroup // the archive watch (watch.go) and live follow (follow.go), apart from wg's finite work
 
 	follow liveFollow
+	// webhookURL is where this process's server accepts the webhook ("" when it
+	// does not); see webhook.go.
+	webhookURL string
 }
 
 // New builds the app; call Startup before use.

@@ -155,6 +155,7 @@ func NewServer(a *App, hub *Hub, opts ServerOptions) *Server {
 	wh := a.webhookHandler()
 	if wh != nil {
 		s.mux.Handle(webhookPrefix, s.machine(wh))
+		a.noteWebhook(opts.Addr)
 	}
 	for _, pre := range machinePrefixes {
 		if pre == webhookPrefix && wh != nil {

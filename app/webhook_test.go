@@ -132,3 +132,34 @@ func firstUserWords(t *testing.T, lines []string) string {
 	t.Fatal("no user message")
 	return ""
 }
+
+// The window's webhook settings: off by default, kept in the data directory,
+// loopback addresses only; the status says what this process does.
+func TestWebhookSettings(t *testing.T) {
+	ta := newTestApp(t)
+	st, err := ta.WebhookSettings()
+	require.NoError(t, err)
+	assert.False(t, st.Enabled)
+	assert.Equal(t, DefaultWebhookAddr, st.Addr)
+	assert.Empty(t, st.Serving)
+
+	for _, bad := range []string{"0.0.0.0:8765", "192.168.1.2:80", "nohost", "127.0.0.1:99999", "example.com:80"} {
+		_, err := ta.SetWebhookSettings(WebhookSettings{Enabled: true, Addr: bad})
+		var ie *inputError
+		assert.ErrorAs(t, err, &ie, bad)
+	}
+	st, err = ta.SetWebhookSettings(WebhookSettings{Enabled: true, Addr: " 127.0.0.1:9911 "})
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:9911", st.Addr)
+	assert.Contains(t, st.Note, "next opens")
+	got, err := LoadWebhookSettings(ta.deps.DataDir)
+	require.NoError(t, err)
+	assert.Equal(t, WebhookSettings{Enabled: true, Addr: "127.0.0.1:9911"}, got)
+
+	// A server that accepts the webhook says where.
+	ts := newTestServerWith(t, func(d *Deps) { d.Webhook = true })
+	st, err = ts.WebhookSettings()
+	require.NoError(t, err)
+	assert.Equal(t, "http://"+ts.addr+"/api/v1/webhooks", st.Serving)
+	assert.Contains(t, st.Note, "logbook serve accepts the webhook")
+}
