@@ -232,6 +232,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error, what, 
 func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	if r.ContentLength != 0 {
 		w.Header().Set("Connection", "close")
+		// net/http would otherwise read on (up to 256 KB) to reuse the connection.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 	}
 	detail(w, status, msg)
 }
