@@ -45,10 +45,14 @@ type Pushed struct {
 
 	mu    sync.Mutex
 	convs map[string]*pushedConv
+	clock uint64 // counts uses, for evict
 }
 
 // pushedConv is what Pushed knows of one conversation folder.
 type pushedConv struct {
+	users int    // calls holding or waiting for it (under Pushed.mu)
+	used  uint64 // Pushed.clock at its last use (under Pushed.mu)
+
 	mu     sync.Mutex
 	loaded bool
 	next   int64               // the idx of the next event file
@@ -111,7 +115,13 @@ func conversationHex(id string) (string, error) {
 	return strings.ReplaceAll(n, "-", ""), nil
 }
 
-// conv returns the conversation's state, loaded from its folder on first use, locked.
+// maxLoaded bounds the conversations whose state (every event's id and digest)
+// Pushed keeps in memory; the least recently used idle one is let go past it, and
+// read again from its folder when it is pushed to next.
+const maxLoaded = 16
+
+// conv returns the conversation's state, loaded from its folder on first use, and
+// locked; release it with p.done.
 func (p *Pushed) conv(hexID string) (*pushedConv, error) {
 	p.mu.Lock()
 	c := p.convs[hexID]
@@ -119,15 +129,45 @@ func (p *Pushed) conv(hexID string) (*pushedConv, error) {
 		c = &pushedConv{}
 		p.convs[hexID] = c
 	}
+	c.users++
+	p.clock++
+	c.used = p.clock
+	p.evict()
 	p.mu.Unlock()
 	c.mu.Lock()
 	if !c.loaded {
 		if err := c.load(filepath.Join(p.dir, hexID)); err != nil {
-			c.mu.Unlock()
+			p.done(c)
 			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// done unlocks a conversation conv returned.
+func (p *Pushed) done(c *pushedConv) {
+	c.mu.Unlock()
+	p.mu.Lock()
+	c.users--
+	p.mu.Unlock()
+}
+
+// evict lets go of the least recently used conversations nobody is using while
+// more than maxLoaded are held; p.mu is held. One in use is never dropped: two
+// states of one folder would write the same event numbers.
+func (p *Pushed) evict() {
+	for len(p.convs) > maxLoaded {
+		var oldest string
+		for id, c := range p.convs {
+			if c.users == 0 && (oldest == "" || c.used < p.convs[oldest].used) {
+				oldest = id
+			}
+		}
+		if oldest == "" {
+			return
+		}
+		delete(p.convs, oldest)
+	}
 }
 
 // pushedEventName matches the event files Pushed writes (openhands' SDK layout).
@@ -271,7 +311,7 @@ func (p *Pushed) Events(ctx context.Context, conversation string, events []json.
 	if err != nil {
 		return res, err
 	}
-	defer c.mu.Unlock()
+	defer p.done(c)
 	dir := filepath.Join(p.dir, hexID)
 	var write []todo
 	next := c.next
@@ -343,7 +383,7 @@ func (p *Pushed) Conversation(ctx context.Context, info json.RawMessage) (PushRe
 	if err != nil {
 		return res, err
 	}
-	defer c.mu.Unlock()
+	defer p.done(c)
 	dir := filepath.Join(p.dir, hexID)
 	if err := appendSynced(filepath.Join(p.dir, hexID+".info.ndjson"), line.Bytes()); err != nil {
 		return res, fmt.Errorf("keep conversation info of %s: %w", res.SessionID, err)

@@ -3,6 +3,7 @@ package archive_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,4 +98,27 @@ func TestPushedEvents(t *testing.T) {
 	_, err = p2.Events(ctx, "nope", []json.RawMessage{c})
 	assert.ErrorIs(t, err, archive.ErrBadConversationID)
 	assert.Len(t, eventFiles(t, p2), 4)
+}
+
+// Past the conversations Pushed keeps in memory, one let go is read again from
+// its folder: a redelivery to it is still known, and its numbering goes on.
+func TestPushedManyConversations(t *testing.T) {
+	ctx := context.Background()
+	s := archivetest.MustOpen(t)
+	p := archive.NewPushed(s)
+	conv := func(i int) string { return fmt.Sprintf("%032x", i+1) }
+	ev := func(i, j int) json.RawMessage { return pushedEvent(fmt.Sprintf("%08x-0000-4000-8000-%012x", i, j), "hello") }
+	for i := range 24 {
+		res, err := p.Events(ctx, conv(i), []json.RawMessage{ev(i, 0), ev(i, 1)})
+		require.NoError(t, err)
+		require.Equal(t, 2, res.Stored)
+	}
+	res, err := p.Events(ctx, conv(0), []json.RawMessage{ev(0, 1), ev(0, 0), ev(0, 2)})
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Stored)
+	assert.Equal(t, 2, res.Duplicates)
+	dir, err := p.ConversationDir(conv(0))
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(dir, "events", "event-00002-00000000-0000-4000-8000-000000000002.json"))
+	assert.NoError(t, err)
 }
