@@ -107,7 +107,9 @@ func TestPushedManyConversations(t *testing.T) {
 	s := archivetest.MustOpen(t)
 	p := archive.NewPushed(s)
 	conv := func(i int) string { return fmt.Sprintf("%032x", i+1) }
-	ev := func(i, j int) json.RawMessage { return pushedEvent(fmt.Sprintf("%08x-0000-4000-8000-%012x", i, j), "hello") }
+	ev := func(i, j int) json.RawMessage {
+		return pushedEvent(fmt.Sprintf("%08x-0000-4000-8000-%012x", i, j), "hello")
+	}
 	for i := range 24 {
 		res, err := p.Events(ctx, conv(i), []json.RawMessage{ev(i, 0), ev(i, 1)})
 		require.NoError(t, err)
