@@ -18,6 +18,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8765", "listen address (port 0 picks a free port)")
 	allowRemote := fs.Bool("allow-remote", false, "allow a listen address other machines can reach")
+	noWebhook := fs.Bool("no-webhook", false, "do not accept the OpenHands webhook (POST /api/v1/webhooks/…, with an API key)")
 	var o uiOptions
 	o.register(fs)
 	pos, err := parseFlags(fs, args)
@@ -78,6 +79,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 			time.AfterFunc(300*time.Millisecond, stop)
 		}
 	}
+	u.deps.Webhook = !*noWebhook
 	a := app.New(u.deps)
 	srv := app.NewServer(a, u.hub, app.ServerOptions{Addr: ln.Addr().String(), AllowRemote: *allowRemote, Logger: e.logger})
 	a.Startup(ctx)

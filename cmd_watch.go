@@ -95,6 +95,7 @@ func cmdWatch(ctx context.Context, e *env, args []string) error {
 		Import:   w.importFiles(importCtx),
 		Path:     func(r archive.FileReport) string { return r.Path },
 		Torn:     archive.FileReport.TornTail,
+		Source:   archive.SourceOf,
 		OnImport: w.batch,
 		OnStatus: w.status,
 		Logger:   e.logger,

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log"
+	"net"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -123,7 +124,33 @@ func runWindow(ctx context.Context, e *env, o uiOptions) error {
 			}
 		}()
 	}
+	// The OpenHands webhook, when the settings turn it on: the app server on
+	// loopback, for the machine endpoints (with an API key) beside the window.
+	ws, err := app.LoadWebhookSettings(e.dataDir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "logbook: %v; the webhook stays off\n", err)
+	}
+	var hookLn net.Listener
+	if ws.Enabled && !e.readOnly {
+		if hookLn, err = net.Listen("tcp", ws.Addr); err != nil {
+			fmt.Fprintf(e.stderr, "logbook: the webhook cannot listen on %s (%v); it stays off (Settings → Webhook)\n", ws.Addr, err)
+			hookLn = nil
+		} else {
+			defer hookLn.Close()
+			d.Webhook = true
+		}
+	}
 	a = app.New(d)
+	if hookLn != nil {
+		srv := app.NewServer(a, hub, app.ServerOptions{Addr: hookLn.Addr().String(), Logger: e.logger})
+		hookCtx, stopHook := context.WithCancel(ctx)
+		defer stopHook()
+		go func() {
+			if err := app.ListenAndServe(hookCtx, hookLn, srv); err != nil {
+				e.logger.Error("webhook server stopped", "err", err)
+			}
+		}()
+	}
 	// Ctrl-C needs no handling here: Wails catches SIGINT and SIGTERM itself and
 	// closes the window, which runs OnShutdown (a.Shutdown).
 	// run() routed the log package into the CLI's warn-level slog handler, which

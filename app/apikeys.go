@@ -61,7 +61,10 @@ const apiKeyHeader = "X-Session-API-Key"
 // machinePrefixes are the paths of the machine-to-machine endpoints: the app
 // server's events API, the agent server's, and the webhook receiver. ServeHTTP
 // leaves them to machine, not to the browser token.
-var machinePrefixes = []string{"/api/v1/conversation/", "/api/conversations/", "/api/v1/webhooks/"}
+var machinePrefixes = []string{"/api/v1/conversation/", "/api/conversations/", webhookPrefix}
+
+// webhookPrefix is where the OpenHands webhook is served (webhook.go).
+const webhookPrefix = "/api/v1/webhooks/"
 
 // isMachinePath reports whether p is under a machine-to-machine prefix.
 func isMachinePath(p string) bool {

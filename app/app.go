@@ -54,6 +54,10 @@ type Deps struct {
 	// sync/follow): a session an agent is writing is imported as it grows, and the
 	// views follow. With ImportOnStart it starts once the start-up import is done.
 	Follow bool
+	// Webhook makes the HTTP server accept the OpenHands webhook (package
+	// sync/webhook) under /api/v1/webhooks: an agent server's pushed events are
+	// kept and imported by the archive (archive.Pushed), with the API keys.
+	Webhook bool
 	// WatchEvery is how often the app looks for changes other processes made to the
 	// archive (5 s when 0; negative turns the watch off).
 	WatchEvery time.Duration
@@ -78,6 +82,9 @@ type App struct {
 	watchWG    sync.WaitGroup // the archive watch (watch.go) and live follow (follow.go), apart from wg's finite work
 
 	follow liveFollow
+	// webhookURL is where this process's server accepts the webhook ("" when it
+	// does not); see webhook.go.
+	webhookURL string
 }
 
 // New builds the app; call Startup before use.

@@ -82,6 +82,7 @@ func (a *App) startFollow() {
 		Import:   a.followImport,
 		Path:     func(r archive.FileReport) string { return r.Path },
 		Torn:     archive.FileReport.TornTail,
+		Source:   archive.SourceOf,
 		OnImport: a.followBatch,
 		OnStatus: func(follow.Status) { a.events.Publish(EventFollowStatus, a.followStatus()) },
 		Logger:   a.deps.Logger,
@@ -93,11 +94,7 @@ func (a *App) startFollow() {
 	done := make(chan struct{})
 	lf.mu.Lock()
 	lf.f, lf.cancel, lf.done = f, cancel, done
-	if lf.kick == nil {
-		lf.kick, lf.pending = make(chan struct{}, 1), map[string]bool{}
-		a.watchWG.Add(1)
-		go func() { defer a.watchWG.Done(); a.followCatchUp() }()
-	}
+	a.startCatchUp()
 	lf.mu.Unlock()
 	a.watchWG.Add(1)
 	go func() {
@@ -164,6 +161,39 @@ func (a *App) followBatch(b follow.Batch[archive.FileReport]) {
 	}
 	if changedWriting {
 		a.events.Publish(EventFollowStatus, a.followStatus())
+	}
+}
+
+// startCatchUp starts followCatchUp unless it runs; a.follow.mu is held, and
+// a.mu too, so it never starts once Shutdown has begun.
+func (a *App) startCatchUp() {
+	lf := &a.follow
+	if lf.kick == nil {
+		lf.kick, lf.pending = make(chan struct{}, 1), map[string]bool{}
+		a.watchWG.Add(1)
+		go func() { defer a.watchWG.Done(); a.followCatchUp() }()
+	}
+}
+
+// sessionsChanged hands sessions this process changed outside an import run of
+// the UI (a push to the webhook) to followCatchUp: the index and the open views
+// follow within moments.
+func (a *App) sessionsChanged(ids []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ctx.Err() != nil {
+		return // Shutdown has begun: the next start catches up
+	}
+	lf := &a.follow
+	lf.mu.Lock()
+	a.startCatchUp()
+	for _, id := range ids {
+		lf.pending[id] = true
+	}
+	lf.mu.Unlock()
+	select {
+	case lf.kick <- struct{}{}:
+	default:
 	}
 }
 

@@ -150,10 +150,19 @@ func NewServer(a *App, hub *Hub, opts ServerOptions) *Server {
 	s.mux.HandleFunc("GET /api/events", s.serveEvents)
 	s.mux.HandleFunc("POST /api/{method}", s.serveCall)
 	s.routeEvents()
-	// The machine-to-machine prefixes are reserved: their endpoints come later,
-	// each wrapped in machine, and until then a request with a valid key gets
+	// The machine-to-machine endpoints are each wrapped in machine: the events
+	// API (routeEvents), the webhook (when Deps.Webhook is set), and the prefixes
+	// reserved for endpoints to come, where a request with a valid key gets
 	// FastAPI's 404 and one without gets 401.
+	wh := a.webhookHandler()
+	if wh != nil {
+		s.mux.Handle(webhookPrefix, s.machine(wh))
+		a.noteWebhook(opts.Addr)
+	}
 	for _, pre := range machinePrefixes {
+		if pre == webhookPrefix && wh != nil {
+			continue
+		}
 		s.mux.Handle(pre, s.machine(http.HandlerFunc(reservedMachine)))
 	}
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

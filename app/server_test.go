@@ -37,7 +37,13 @@ var testAssets = fstest.MapFS{
 
 func newTestServer(t *testing.T, opts ...func(*ServerOptions)) *testServer {
 	t.Helper()
-	ta := newTestApp(t)
+	return newTestServerWith(t, func(*Deps) {}, opts...)
+}
+
+// newTestServer is newTestServer on an app whose Deps deps changes.
+func newTestServerWith(t *testing.T, deps func(*Deps), opts ...func(*ServerOptions)) *testServer {
+	t.Helper()
+	ta := newTestApp(t, deps)
 	srv := httptest.NewUnstartedServer(nil)
 	addr := srv.Listener.Addr().String()
 	o := ServerOptions{Addr: addr, Token: testToken, Assets: testAssets, KeepAlive: 50 * time.Millisecond}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -191,6 +192,13 @@ func (Format) ReadSource(ctx context.Context, path string, raw []byte) (*format.
 	if reset {
 		st.Verdict, st.Problem, st.Warnings = verdict, problem, warnings
 	} else {
+		// A torn tail is where the last read stopped, and this read began there:
+		// it says again whether the tail is still torn. A line finished since is
+		// no damage, and must not stay a "recovered" verdict for good.
+		st.Warnings = slices.DeleteFunc(st.Warnings, func(p format.Problem) bool { return p.Kind == format.Kind(ProblemTornTail) })
+		if st.Problem != nil && st.Problem.Kind == format.Kind(ProblemTornTail) {
+			st.Verdict, st.Problem = format.VerdictOK, nil
+		}
 		st.Warnings = append(st.Warnings, warnings...)
 		if worse(verdict, st.Verdict) {
 			st.Verdict, st.Problem = verdict, problem

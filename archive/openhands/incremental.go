@@ -65,19 +65,35 @@ func Changed(ctx context.Context, snap Snapshot) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	for _, f := range snap.Files {
-		fi, err := os.Lstat(snap.filePath(f.Name))
-		if err != nil || fi.Size() != f.Size || !fi.ModTime().Equal(f.ModTime) {
-			return true, nil
-		}
-	}
 	if snap.Unit.Layout.SingleFile() {
 		if len(snap.Files) == 0 {
 			_, err := os.Lstat(snap.Unit.Path)
 			return err == nil, nil
 		}
-		return false, nil
+		return statMoved(snap), nil
 	}
+	// A folder: a new event file is the usual change (a live conversation), and
+	// one listing tells it, before a stat of every file held.
+	if added, err := folderAdded(snap); added || err != nil {
+		return true, nil
+	}
+	return statMoved(snap), nil
+}
+
+// statMoved reports whether a file of snap is gone or its size or mtime moved.
+func statMoved(snap Snapshot) bool {
+	for _, f := range snap.Files {
+		fi, err := os.Lstat(snap.filePath(f.Name))
+		if err != nil || fi.Size() != f.Size || !fi.ModTime().Equal(f.ModTime) {
+			return true
+		}
+	}
+	return false
+}
+
+// folderAdded reports whether a folder conversation has an event file or a side
+// file snap does not hold; an error when it cannot be listed.
+func folderAdded(snap Snapshot) (bool, error) {
 	known := make(map[string]bool, len(snap.Files))
 	for _, f := range snap.Files {
 		known[f.Name] = true
@@ -92,7 +108,7 @@ func Changed(ctx context.Context, snap Snapshot) (bool, error) {
 	}
 	entries, err := os.ReadDir(filepath.Join(snap.Unit.Path, sub))
 	if err != nil {
-		return true, nil
+		return false, err
 	}
 	for _, e := range entries {
 		if re.MatchString(e.Name()) && !known[filepath.ToSlash(filepath.Join(sub, e.Name()))] {

@@ -178,6 +178,7 @@ func (b *builder) finish() {
 		return
 	}
 	worst := SeverityNote
+	onlyTorn := true // every warning is a torn tail: a line still being written
 	for _, p := range c.Problems {
 		switch p.Severity {
 		case SeverityError:
@@ -186,12 +187,15 @@ func (b *builder) finish() {
 			if worst != SeverityError {
 				worst = SeverityWarning
 			}
+			onlyTorn = onlyTorn && p.Kind == ProblemTornTail
 		}
 	}
 	switch {
 	case worst == SeverityError:
 		c.Verdict = VerdictCorrupt
-	case worst == SeverityWarning && len(c.Records) == 0:
+	case worst == SeverityWarning && len(c.Records) == 0 && !onlyTorn && b.base == 0:
+		// Nothing readable at all. (A read that continues an earlier one, or
+		// finds only an unfinished last line, is not that.)
 		c.Verdict = VerdictCorrupt
 	case worst == SeverityWarning:
 		c.Verdict = VerdictRecovered

@@ -3,7 +3,11 @@
 // each burst of appends into one import of the files that changed, holds a torn
 // tail of a live file as "still being written" rather than damage, and falls back
 // to a slow rescan for a root it cannot watch (the inotify limit, a network file
-// system, a root that does not exist yet), saying why.
+// system), saying why. A root that does not exist yet is waited for by watching
+// the nearest folder above it that does (that folder alone), with the slow rescan
+// as the fallback. Which files make up a session comes from Options.Source (the
+// archive's formats): a dsh log or an OpenHands events.jsonl is its own source, an
+// OpenHands conversation folder the source of every event file in it.
 //
 // The package knows nothing of the archive's types: the import is a function the
 // wiring supplies, and its per-file report type R comes back unchanged in the
@@ -30,8 +34,9 @@ const (
 	// Polling: the root cannot be watched (Status.Reason says why), so it is
 	// rescanned every Options.Rescan.
 	Polling Mode = "polling"
-	// Missing: the root does not exist (yet); it is checked for every
-	// Options.Rescan and followed once it appears.
+	// Missing: the root does not exist (yet); it is followed once it appears,
+	// told by a watch on the nearest folder above it, or found by the check
+	// every Options.Rescan.
 	Missing Mode = "missing"
 )
 
@@ -90,8 +95,16 @@ type Options[R any] struct {
 	// or frame: for the archive, verdict recovered with a torn-tail problem.
 	Torn func(R) bool
 	// Match reports whether a file is a session log to import. The default takes
-	// dsh V0 logs: session.jsonl and session.jsonl.zstd.
+	// dsh V0 logs: session.jsonl and session.jsonl.zstd. Source, when set, is used
+	// instead.
 	Match func(path string) bool
+	// Source maps a file that changed to the session source to import for it: the
+	// file itself (a dsh log, an OpenHands events.jsonl), or a folder above it when
+	// the session is a folder of files (an OpenHands conversation, one file per
+	// event), or false when the file is part of no session. A source outside the
+	// file's root is not followed. The wiring passes archive.SourceOf, which asks
+	// the archive's formats, so the follower knows no format's file names.
+	Source func(path string) (string, bool)
 
 	// OnImport, when set, is called after every import run with its reports. It
 	// runs on Run's goroutine: it must not block for long.
@@ -144,6 +157,10 @@ type Follower[R any] struct {
 func New[R any](o Options[R]) *Follower[R] {
 	if o.Match == nil {
 		o.Match = IsDshLog
+	}
+	if o.Source == nil {
+		match := o.Match
+		o.Source = func(p string) (string, bool) { return p, match(p) }
 	}
 	if o.Debounce <= 0 {
 		o.Debounce = 150 * time.Millisecond

@@ -119,6 +119,31 @@ func TestFollow(t *testing.T) {
 		waitMode(t, f, root, follow.Watching)
 	})
 
+	t.Run("MissingRootsCreationIsWatched", func(t *testing.T) {
+		// No rescan comes within the test: only the watch of the nearest folder
+		// above the root can tell it was made.
+		base := t.TempDir()
+		root := filepath.Join(base, "home", ".openhands", "conversations")
+		var r recorder
+		o := r.options(root)
+		o.Rescan = time.Hour
+		f := start(t, o)
+		waitMode(t, f, root, follow.Missing)
+
+		require.NoError(t, os.MkdirAll(filepath.Join(base, "home"), 0o755))
+		time.Sleep(50 * time.Millisecond) // the watch moves one folder down
+		path := sessionFile(t, root, "proj", "s1", "header\n")
+		r.waitImported(t, path, 2*time.Second)
+		waitMode(t, f, root, follow.Watching)
+
+		// Removed with the folders above it, then made again: watched again.
+		require.NoError(t, os.RemoveAll(filepath.Join(base, "home")))
+		waitMode(t, f, root, follow.Missing)
+		path = sessionFile(t, root, "proj", "s2", "header\n")
+		r.waitImported(t, path, 2*time.Second)
+		waitMode(t, f, root, follow.Watching)
+	})
+
 	t.Run("WatchLimitFallsBackToPolling", func(t *testing.T) {
 		root := t.TempDir()
 		var paths []string

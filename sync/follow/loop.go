@@ -23,6 +23,12 @@ type loop[R any] struct {
 
 	pending map[string]*change
 	live    map[string]*liveFile
+	// folderSrc maps a folder to the folder session source its files belong to
+	// (see sourceOf).
+	folderSrc map[string]string
+	// parents maps a folder watched for the creation of missing roots below it
+	// to those roots (see awaitCreation).
+	parents map[string][]*root
 
 	importing bool
 	done      chan imported[R]
@@ -60,7 +66,7 @@ func newLoop[R any](f *Follower[R]) (*loop[R], error) {
 		return nil, errors.New("follow: Options.Import, Path and Torn are required")
 	}
 	l := &loop[R]{f: f, o: o, dirs: map[string]*root{}, pending: map[string]*change{},
-		live: map[string]*liveFile{}, done: make(chan imported[R], 1)}
+		live: map[string]*liveFile{}, folderSrc: map[string]string{}, parents: map[string][]*root{}, done: make(chan imported[R], 1)}
 	seen := map[string]bool{}
 	for _, p := range o.Roots {
 		abs, err := filepath.Abs(p)
@@ -224,9 +230,9 @@ func (l *loop[R]) startImport(ctx context.Context) {
 			continue
 		}
 		delete(l.pending, p)
-		// A file removed since its change is not imported: the import would only
+		// A source removed since its change is not imported: the import would only
 		// report it missing. The archive keeps what it holds.
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() && !fi.IsDir() {
 			l.settle(p)
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -23,6 +24,7 @@ type root struct {
 	since    time.Time
 	nextScan time.Time        // polling or missing: when it is looked at again
 	snap     map[string]stamp // polling: each session file as the last scan saw it
+	waitIn   string           // missing: the folder above it watched for its creation
 }
 
 // stamp is what a rescan compares to tell a file changed.
@@ -32,6 +34,7 @@ type stamp struct{ size, mtime int64 }
 // watched, or looking for it when it is missing. Every session file already in it
 // is queued for import.
 func (l *loop[R]) activate(r *root) {
+	l.stopAwait(r)
 	fi, err := os.Stat(r.path)
 	if err != nil || !fi.IsDir() {
 		why := "it does not exist yet"
@@ -43,6 +46,9 @@ func (l *loop[R]) activate(r *root) {
 		}
 		r.real, r.snap = "", nil
 		l.setMode(r, Missing, why)
+		if errors.Is(err, fs.ErrNotExist) {
+			l.awaitCreation(r)
+		}
 		return
 	}
 	r.real = r.path
@@ -82,9 +88,7 @@ func (l *loop[R]) watchTree(r *root, dir string) error {
 			return nil
 		}
 		if !d.IsDir() {
-			if l.o.Match(p) {
-				l.touch(p)
-			}
+			l.touchFile(r, p)
 			return nil
 		}
 		if l.dirs[p] != nil {
@@ -139,7 +143,9 @@ func watchFailure(err error) string {
 func (l *loop[R]) unwatch(r *root) {
 	for d, rr := range l.dirs {
 		if rr == r {
-			_ = l.w.Remove(d)
+			if len(l.parents[d]) == 0 { // else still watched for a missing root
+				_ = l.w.Remove(d)
+			}
 			delete(l.dirs, d)
 		}
 	}
@@ -152,9 +158,16 @@ func (l *loop[R]) forget(dir string) {
 	below := dir + string(filepath.Separator)
 	for d, r := range l.dirs {
 		if d == dir || strings.HasPrefix(d, below) {
-			_ = l.w.Remove(d) // mostly gone already with the folder
+			if len(l.parents[d]) == 0 {
+				_ = l.w.Remove(d) // mostly gone already with the folder
+			}
 			delete(l.dirs, d)
 			r.folders--
+		}
+	}
+	for d := range l.folderSrc {
+		if d == dir || strings.HasPrefix(d, below) {
+			delete(l.folderSrc, d)
 		}
 	}
 }
@@ -192,7 +205,11 @@ func (l *loop[R]) scan(r *root) {
 			}
 			return nil
 		}
-		if d.IsDir() || !l.o.Match(p) {
+		if d.IsDir() {
+			return nil
+		}
+		src, ok := l.sourceOf(r, p)
+		if !ok {
 			return nil
 		}
 		fi, err := os.Stat(p)
@@ -201,7 +218,7 @@ func (l *loop[R]) scan(r *root) {
 		}
 		st := stamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 		if old, ok := r.snap[p]; !ok || old != st {
-			l.touch(p)
+			l.touch(src)
 		}
 		snap[p] = st
 		return nil
@@ -214,6 +231,82 @@ func (l *loop[R]) lost(r *root) {
 	l.unwatch(r)
 	r.real = ""
 	l.setMode(r, Missing, "it was removed")
+	l.awaitCreation(r)
+}
+
+// awaitCreation watches the nearest existing folder above a missing root (that
+// folder alone, not what is below it), so that the root's creation, or that of a
+// folder on the way to it, is signalled at once instead of found by the next
+// rescan, which stays as the fallback. A root whose next folder appeared while
+// this ran is activated again.
+func (l *loop[R]) awaitCreation(r *root) {
+	if l.w == nil {
+		return
+	}
+	for range 64 { // each round finds the root, or a folder nearer to it
+		dir := filepath.Dir(r.path)
+		for {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				break
+			}
+			up := filepath.Dir(dir)
+			if up == dir {
+				return
+			}
+			dir = up
+		}
+		if _, network := l.o.NetworkFS(dir); network {
+			return // creations by other machines are not signalled there
+		}
+		if len(l.parents[dir]) == 0 && l.dirs[dir] == nil {
+			if err := l.addWatch(dir); err != nil {
+				l.o.Logger.Debug("creation of a missing root not watched; it is looked for every rescan", "root", r.path, "folder", dir, "err", err)
+				return
+			}
+		}
+		l.parents[dir] = append(l.parents[dir], r)
+		r.waitIn = dir
+		// Made between the look and the watch?
+		next := r.path
+		for filepath.Dir(next) != dir {
+			next = filepath.Dir(next)
+		}
+		if _, err := os.Lstat(next); err != nil {
+			return
+		}
+		l.stopAwait(r)
+		if _, err := os.Stat(r.path); err == nil {
+			l.activate(r)
+			return
+		}
+	}
+}
+
+// stopAwait stops watching for a root's creation; the folder's watch goes when
+// no root waits in it and it is not watched for a root of its own.
+func (l *loop[R]) stopAwait(r *root) {
+	dir := r.waitIn
+	if dir == "" {
+		return
+	}
+	r.waitIn = ""
+	l.parents[dir] = slices.DeleteFunc(l.parents[dir], func(x *root) bool { return x == r })
+	if len(l.parents[dir]) == 0 {
+		delete(l.parents, dir)
+		if l.dirs[dir] == nil && l.w != nil {
+			_ = l.w.Remove(dir)
+		}
+	}
+}
+
+// created takes a creation in a folder watched for missing roots: the roots at
+// or below the new entry are activated (or wait in it, if still missing).
+func (l *loop[R]) created(p string) {
+	for _, r := range slices.Clone(l.parents[filepath.Dir(p)]) {
+		if r.path == p || strings.HasPrefix(r.path, p+string(filepath.Separator)) {
+			l.activate(r)
+		}
+	}
 }
 
 // event takes one change signalled by the system.
@@ -221,6 +314,11 @@ func (l *loop[R]) event(ev fsnotify.Event) {
 	p := ev.Name
 	switch {
 	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
+		// A folder watched for missing roots went: they wait further up.
+		for _, r := range slices.Clone(l.parents[p]) {
+			l.stopAwait(r)
+			l.awaitCreation(r)
+		}
 		// A removed or moved file needs nothing: the archive keeps what it holds,
 		// and a file moved within a root arrives as a Create under its new name.
 		if r := l.dirs[p]; r != nil {
@@ -232,6 +330,7 @@ func (l *loop[R]) event(ev fsnotify.Event) {
 			}
 		}
 	case ev.Has(fsnotify.Create):
+		l.created(p)
 		r := l.dirs[filepath.Dir(p)]
 		if r == nil || r.mode != Watching {
 			return
@@ -247,14 +346,45 @@ func (l *loop[R]) event(ev fsnotify.Event) {
 			l.publish(r, false)
 			return
 		}
-		if l.o.Match(p) {
-			l.touch(p)
-		}
+		l.touchFile(r, p)
 	case ev.Has(fsnotify.Write):
-		if l.o.Match(p) {
-			l.touch(p)
+		if r := l.dirs[filepath.Dir(p)]; r != nil {
+			l.touchFile(r, p)
 		}
 	}
+}
+
+// touchFile records a change to a file of root r: its session source, if it is
+// part of one, is queued for import.
+func (l *loop[R]) touchFile(r *root, p string) {
+	if src, ok := l.sourceOf(r, p); ok {
+		l.touch(src)
+	}
+}
+
+// sourceOf is the session source of a file of root r (see Options.Source). The
+// folder source of a folder is remembered, so a conversation written event file
+// by event file is not listed for each one.
+func (l *loop[R]) sourceOf(r *root, p string) (string, bool) {
+	dir := filepath.Dir(p)
+	if src, ok := l.folderSrc[dir]; ok {
+		return src, true
+	}
+	src, ok := l.o.Source(p)
+	if !ok {
+		return "", false
+	}
+	base := r.real
+	if base == "" {
+		base = r.path
+	}
+	if src != base && !strings.HasPrefix(src, base+string(filepath.Separator)) {
+		return "", false // above the root: not followed
+	}
+	if src != p {
+		l.folderSrc[dir] = src
+	}
+	return src, true
 }
 
 // watchError takes an error of the watcher. Lost events (the kernel's queue
@@ -277,6 +407,7 @@ func (l *loop[R]) watchError(err error) {
 	l.o.Logger.Error("file watching failed; roots are rescanned instead", "err", err, "every", l.o.Rescan)
 	l.noW = "file watching stopped: " + err.Error()
 	for _, r := range l.roots {
+		l.stopAwait(r)
 		if r.mode == Watching {
 			l.unwatch(r)
 			l.poll(r, l.noW)

@@ -10,6 +10,7 @@
 import * as App from '../../wailsjs/go/app/App';
 import type {
   EventMap, TimelineQuery, SearchRequest, ScheduleAction, ImportSettings, SchedulerConfig, Wire, ExportOptions, RedactDecisions,
+  WebhookSettings,
 } from './types';
 
 export * from './types';
@@ -111,6 +112,7 @@ async function httpCall(method: MethodName, args: unknown[]): Promise<unknown> {
 const readOnly = new Set<MethodName>([
   'Info', 'Sessions', 'Session', 'Timeline', 'SessionState', 'Search', 'Approvals', 'Compactions', 'ImportStatus',
   'FileProblems', 'InterruptedSessions', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys', 'ExportScan',
+  'WebhookSettings',
 ]);
 
 const GAVE_UP =
@@ -290,6 +292,8 @@ export const api = {
   apiKeys: () => run(() => App.APIKeys()),
   newAPIKey: (name: string) => run(() => App.NewAPIKey(name)),
   revokeAPIKey: (name: string) => run(() => App.RevokeAPIKey(name)),
+  webhookSettings: () => run(() => App.WebhookSettings()),
+  setWebhookSettings: (s: WebhookSettings) => run(() => App.SetWebhookSettings(arg(s))),
   exportScan: (id: string, o: ExportOptions) => run(() => App.ExportScan(id, arg(o))),
   exportSession: (id: string, o: ExportOptions, d: RedactDecisions) => run(() => App.Export(id, arg(o), arg(d))),
 };

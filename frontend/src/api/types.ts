@@ -84,6 +84,9 @@ export type SchedulerConfig = Wire<app.SchedulerConfig>;
 export type APIKeyInfo = Wire<apikey.Info>;
 /** A key just made: the only answer that carries the key itself. */
 export type NewAPIKey = Wire<apikey.NewKey>;
+/** Whether the window accepts the OpenHands webhook, where, and what this process does now. */
+export type WebhookStatus = Wire<app.WebhookStatus>;
+export type WebhookSettings = Wire<app.WebhookSettings>;
 
 // What they take: Go reads a missing field as its zero value.
 export type TimelineQuery = Partial<Wire<archive.TimelineQuery>>;

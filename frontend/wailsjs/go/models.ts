@@ -453,6 +453,38 @@ export namespace app {
 		    return a;
 		}
 	}
+	export class WebhookSettings {
+	    enabled: boolean;
+	    addr: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WebhookSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.addr = source["addr"];
+	    }
+	}
+	export class WebhookStatus {
+	    enabled: boolean;
+	    addr: string;
+	    serving: string;
+	    note: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WebhookStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.addr = source["addr"];
+	        this.serving = source["serving"];
+	        this.note = source["note"];
+	    }
+	}
 
 }
 

@@ -57,6 +57,10 @@ export function SetImportSettings(arg1:app.ImportSettings):Promise<void>;
 
 export function SetSchedulerConfig(arg1:app.SchedulerConfig):Promise<void>;
 
+export function SetWebhookSettings(arg1:app.WebhookSettings):Promise<app.WebhookStatus>;
+
 export function StartImport():Promise<void>;
 
 export function Timeline(arg1:string,arg2:archive.TimelineQuery):Promise<archive.TimelinePage>;
+
+export function WebhookSettings():Promise<app.WebhookStatus>;

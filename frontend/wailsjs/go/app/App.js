@@ -102,10 +102,18 @@ export function SetSchedulerConfig(arg1) {
   return window['go']['app']['App']['SetSchedulerConfig'](arg1);
 }
 
+export function SetWebhookSettings(arg1) {
+  return window['go']['app']['App']['SetWebhookSettings'](arg1);
+}
+
 export function StartImport() {
   return window['go']['app']['App']['StartImport']();
 }
 
 export function Timeline(arg1, arg2) {
   return window['go']['app']['App']['Timeline'](arg1, arg2);
+}
+
+export function WebhookSettings() {
+  return window['go']['app']['App']['WebhookSettings']();
 }
