@@ -15,7 +15,7 @@ import (
 // fileUpsert is everything saved on a files row.
 type fileUpsert struct {
 	path       string
-	format     string // files.format: "dsh-v0", or "<format>/<layout>"
+	format     string // files.format: "<format>/<layout>"
 	compressed bool
 	sessionPK  any
 	id         identity
@@ -77,21 +77,13 @@ func (s *Store) upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64
 	defer stmt.Close()
 	var id int64
 	err := stmt.QueryRowContext(ctx,
-		u.path, fileFormat(u.format), boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, nil, nil, // head and tail hashes: rows written now have prefix sums instead
+		u.path, u.format, boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, nil, nil, // head and tail hashes: rows written now have prefix sums instead
 		u.sums, cursor,
 		string(u.verdict), kind, line, off, msg, u.records, u.events, u.lastSeq, u.now, u.now, gen).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("save file %s: %w", u.path, err)
 	}
 	return id, nil
-}
-
-// fileFormat is files.format for a file: dsh's when none is named.
-func fileFormat(f string) string {
-	if f == "" {
-		return "dsh-v0"
-	}
-	return f
 }
 
 // saveProblems replaces a file's stored problems.
