@@ -436,6 +436,7 @@ func (p *progressReader) Read(b []byte) (int, error) {
 // begunFile is a file whose full read has begun: its stream is open and, when it
 // accepted the file, its records are being read on their own goroutines.
 type begunFile struct {
+	fm   format.Format
 	f    *os.File
 	row  *fileRow
 	opts ImportOptions
@@ -446,7 +447,7 @@ type begunFile struct {
 
 // begin starts reading an open file of format fm from its start.
 func (s *Store) begin(fm format.Format, f *os.File, id identity, opts ImportOptions, readDone *signal) *begunFile {
-	b := &begunFile{f: f, opts: opts}
+	b := &begunFile{fm: fm, f: f, opts: opts}
 	b.pr = &progressReader{r: f, size: id.size, path: f.Name(), fn: opts.Progress}
 	st, err := fm.(format.StreamReader).Open(opts.source(f.Name(), b.pr, nil, nil))
 	if err != nil {
@@ -563,7 +564,7 @@ func (s *Store) importBegun(ctx context.Context, b *begunFile) (FileReport, erro
 	}
 	if row != nil {
 		b.close()
-		return s.importPath(ctx, b.job.format, path, b.opts, nil)
+		return s.importPath(ctx, b.fm, path, b.opts, nil)
 	}
 	return s.importFull(ctx, b)
 }
