@@ -77,13 +77,22 @@ func (s *Store) upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64
 	defer stmt.Close()
 	var id int64
 	err := stmt.QueryRowContext(ctx,
-		u.path, u.format, boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, nil, nil, // head and tail hashes: rows written now have prefix sums instead
+		u.path, fileFormat(u.format), boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, nil, nil, // head and tail hashes: rows written now have prefix sums instead
 		u.sums, cursor,
 		string(u.verdict), kind, line, off, msg, u.records, u.events, u.lastSeq, u.now, u.now, gen).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("save file %s: %w", u.path, err)
 	}
 	return id, nil
+}
+
+// fileFormat is files.format for a file: a caller that names no format stores a
+// legacy row's (dsh's V0), which reads back as dsh's layout.
+func fileFormat(f string) string {
+	if f == "" {
+		return legacyFileFormat
+	}
+	return f
 }
 
 // saveProblems replaces a file's stored problems.
