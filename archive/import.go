@@ -57,6 +57,13 @@ func (o ImportOptions) source(path string, data io.Reader, stamp, header []byte)
 		LenientHeaders: o.LenientHeaders}
 }
 
+// streamSource is source for this store's imports, which share its decoder.
+func (s *Store) streamSource(o ImportOptions, path string, data io.Reader, stamp, header []byte) format.StreamSource {
+	src := o.source(path, data, stamp, header)
+	src.Decoder = s.zdec
+	return src
+}
+
 // fileRow is the stored state of one imported file.
 type fileRow struct {
 	id        int64
@@ -449,7 +456,7 @@ type begunFile struct {
 func (s *Store) begin(fm format.Format, f *os.File, id identity, opts ImportOptions, readDone *signal) *begunFile {
 	b := &begunFile{fm: fm, f: f, opts: opts}
 	b.pr = &progressReader{r: f, size: id.size, path: f.Name(), fn: opts.Progress}
-	st, err := fm.(format.StreamReader).Open(opts.source(f.Name(), b.pr, nil, nil))
+	st, err := fm.(format.StreamReader).Open(s.streamSource(opts, f.Name(), b.pr, nil, nil))
 	if err != nil {
 		b.err = err
 		return b
@@ -580,7 +587,7 @@ func (s *Store) importAppend(ctx context.Context, fm format.Format, f *os.File, 
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
 	pr := &progressReader{r: f, size: id.size, path: path, fn: opts.Progress, n: row.offset}
-	st, err := fm.(format.StreamReader).Open(opts.source(path, pr, []byte(row.cursorRaw), []byte(headerRaw)))
+	st, err := fm.(format.StreamReader).Open(s.streamSource(opts, path, pr, []byte(row.cursorRaw), []byte(headerRaw)))
 	if err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}

@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/logbook/logbook/archive/format"
 )
@@ -19,27 +16,14 @@ const (
 	LayoutCompressed = "v0-zstd" // session.jsonl.zstd, one zstd frame per write batch
 )
 
-// sharedDecoder decodes the frames of every stream that the reader's scan shows to
-// be small (see Options.Decoder): a zstd decoder is costly to create, and one serves
-// every file of an import. Its caps are those an archive's own blocks may reach; a
-// larger or hostile frame goes to a bounded decoder of the reader's own.
-var sharedDecoder = sync.OnceValue(func() *zstd.Decoder {
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(2), zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxMemory(512<<20), zstd.WithDecoderMaxWindow(512<<20))
-	if err != nil {
-		return nil // only bad options fail; each reader then makes its own
-	}
-	return d
-})
-
 // Open begins reading a dsh session file as a stream (format.StreamReader): from its
 // header, or from the cursor a stamp holds, after the header the archive keeps.
 func (Format) Open(src format.StreamSource) (format.Stream, error) {
 	compressed := strings.HasSuffix(src.Path, ".zstd")
 	opts := Options{Strict: src.Strict, Header: HeaderOptions{Lenient: src.LenientHeaders}, Detached: true,
 		CompactRows: true} // the import never looks at a stream delta on its own
-	if compressed {
-		opts.Decoder = sharedDecoder()
+	if compressed && src.Decoder != nil {
+		opts.Decoder = src.Decoder
 	}
 	s := &stream{path: src.Path, compressed: compressed, r: NewReader(src.Data, compressed, opts)}
 	if src.Stamp == nil {

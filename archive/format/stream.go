@@ -39,6 +39,16 @@ type StreamSource struct {
 	// Strict makes every record-level problem fatal; LenientHeaders accepts the
 	// headers of pre-release writers.
 	Strict, LenientHeaders bool
+	// Decoder, when set, is the store's zstd decoder, which a format whose files
+	// hold zstd frames may use for frames it has checked are small (creating one
+	// per file costs more than a small session's import). It never closes it.
+	Decoder FrameDecoder
+}
+
+// FrameDecoder decodes whole zstd frames (a *zstd.Decoder); it is safe for
+// concurrent use.
+type FrameDecoder interface {
+	DecodeAll(input, dst []byte) ([]byte, error)
 }
 
 // Stream is one read of a source file. Next and Prepare may run on two goroutines,
