@@ -13,25 +13,35 @@ import (
 	"github.com/logbook/logbook/archive/archivetest"
 )
 
+// dshLayouts are dsh's two container forms and the layout a report names each.
+var dshLayouts = []struct {
+	compressed bool
+	layout     string
+}{{false, "v0"}, {true, "v0-zstd"}}
+
+// writeTwoTurns writes the two-turn session id as a plain or zstd file.
+func writeTwoTurns(t *testing.T, id string, compressed bool) (*logB, string) {
+	t.Helper()
+	b := twoTurns(id)
+	path := sessionFile(t, t.TempDir(), id, compressed)
+	data := b.plain()
+	if compressed {
+		data = b.zstd(t, 4)
+	}
+	writeFile(t, path, data)
+	return b, path
+}
+
 // TestDshReportsNameTheirFormat: a dsh file's report names its agent and layout, as
 // an OpenHands source's does, whatever the run did with it: read it new, found it
 // unchanged, read on after its cursor, checked it, or refused its header; and in
 // the JSON of `import --json`.
 func TestDshReportsNameTheirFormat(t *testing.T) {
-	for _, tc := range []struct {
-		compressed bool
-		layout     string
-	}{{false, "v0"}, {true, "v0-zstd"}} {
+	for _, tc := range dshLayouts {
 		t.Run(tc.layout, func(t *testing.T) {
 			ctx := context.Background()
 			s := archivetest.MustOpen(t)
-			b := twoTurns("session-f")
-			path := sessionFile(t, t.TempDir(), "session-f", tc.compressed)
-			data := b.plain()
-			if tc.compressed {
-				data = b.zstd(t, 4)
-			}
-			writeFile(t, path, data)
+			b, path := writeTwoTurns(t, "session-f", tc.compressed)
 			named := func(fr archive.FileReport, action string) {
 				t.Helper()
 				assert.Equal(t, action, fr.Action, "%+v", fr.Error)
@@ -76,19 +86,10 @@ func TestRefusedDshFileNamesItsFormat(t *testing.T) {
 // its layout (format "dsh-v0") report dsh's layout when found unchanged, and a
 // later read on stores the new name.
 func TestLegacyDshFileRowsNameTheirFormat(t *testing.T) {
-	for _, tc := range []struct {
-		compressed bool
-		layout     string
-	}{{false, "v0"}, {true, "v0-zstd"}} {
+	for _, tc := range dshLayouts {
 		t.Run(tc.layout, func(t *testing.T) {
 			s := archivetest.MustOpen(t)
-			b := twoTurns("session-l")
-			path := sessionFile(t, t.TempDir(), "session-l", tc.compressed)
-			data := b.plain()
-			if tc.compressed {
-				data = b.zstd(t, 4)
-			}
-			writeFile(t, path, data)
+			b, path := writeTwoTurns(t, "session-l", tc.compressed)
 			require.Equal(t, "new", importOne(t, s, path).Action)
 			d := db(t, s)
 			_, err := d.Exec(`UPDATE files SET format = 'dsh-v0' WHERE path = ?`, path)
