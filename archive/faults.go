@@ -8,7 +8,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
 )
 
 // VerdictFailed is the verdict on a file this run could not import because of a
@@ -49,7 +49,7 @@ func faultKind(err error) Kind {
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
 		return KindPermissionDenied
 	}
-	return dsh.KindIOError
+	return format.KindIOError
 }
 
 // failedReport is the report of a file whose import failed with err.

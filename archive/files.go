@@ -15,7 +15,7 @@ import (
 // fileUpsert is everything saved on a files row.
 type fileUpsert struct {
 	path       string
-	format     string // files.format: "dsh-v0", or "<format>/<layout>"
+	format     string // files.format: "<format>/<layout>"
 	compressed bool
 	sessionPK  any
 	id         identity
@@ -86,10 +86,11 @@ func (s *Store) upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64
 	return id, nil
 }
 
-// fileFormat is files.format for a file: dsh's when none is named.
+// fileFormat is files.format for a file: a caller that names no format stores a
+// legacy row's (dsh's V0), which reads back as dsh's layout.
 func fileFormat(f string) string {
 	if f == "" {
-		return "dsh-v0"
+		return legacyFileFormat
 	}
 	return f
 }

@@ -13,24 +13,26 @@ import (
 
 // formats are the log formats the archive reads, in the order a walked entry is
 // offered to them. This is the one place formats are named: a second format plugs in
-// by implementing format.Format and being added here.
+// by implementing format.Format, and format.StreamReader (a file read as a stream
+// of records, like dsh's) or format.SourceReader (a source read whole, like an
+// OpenHands conversation), and being added here.
 func formats() []format.Format {
 	return []format.Format{dsh.Format{}, openhands.Format{}}
 }
 
-// dshName is the name of the format whose sources the import streams itself
-// (importjob.go); every other format is read through format.SourceReader.
-const dshName = "dsh"
+// defaultFormat is the format of a session file no format claims (a user may point
+// at a renamed log), and of a session stored by a later version under a format
+// this one does not know: the first listed.
+func defaultFormat() format.Format { return formats()[0] }
 
-// formatNamed is the format of that name; an unknown name (a session stored by a
-// later version) is read as dsh's, whose projection skips what it cannot decode.
+// formatNamed is the format of that name; an unknown name is the default format's.
 func formatNamed(name string) format.Format {
 	for _, f := range formats() {
 		if f.Name() == name {
 			return f
 		}
 	}
-	return dsh.Format{}
+	return defaultFormat()
 }
 
 // formatOf is the format of an archived session, as sessions.format records it.
@@ -47,32 +49,52 @@ func sourceFormat(path string, e fs.DirEntry) string {
 	return ""
 }
 
-// formatOfPath is the format of a path named on its own: a folder is a source
-// when a format claims it; a file is dsh's unless another format claims it (a
-// user may point at a renamed dsh log).
+// formatOfPath is the name of the format of a path named on its own: a folder is
+// a source when a format claims it; a file is the default format's unless another
+// format claims it, and a file claimed by a format that cannot tell its files by
+// their first line is still a format's that can (format.Sniffer: a renamed dsh log
+// may look like another format's JSONL, but its header says).
 func formatOfPath(path string) string {
+	def := defaultFormat().Name()
 	fi, err := os.Stat(path)
 	if err != nil {
-		return dshName
+		return def
 	}
 	name := sourceFormat(path, fs.FileInfoToDirEntry(fi))
-	if name == "" || fi.IsDir() || name == dshName {
+	if name == "" || fi.IsDir() {
 		if name == "" {
-			name = dshName
+			name = def
 		}
 		return name
 	}
-	// A renamed dsh log may look like another format's JSONL: its header says.
+	if _, ok := formatNamed(name).(format.Sniffer); ok {
+		return name
+	}
 	if f, err := os.Open(path); err == nil {
 		defer f.Close()
 		head := make([]byte, 64<<10)
 		n, _ := io.ReadFull(f, head)
 		line, _, _ := bytes.Cut(head[:n], []byte("\n"))
-		if h, p, _ := dsh.ParseHeader(line, dsh.HeaderOptions{Lenient: true}); h != nil && p == nil {
-			return dshName
+		for _, fm := range formats() {
+			if sn, ok := fm.(format.Sniffer); ok && fm.Name() != name && sn.Sniff(line) {
+				return fm.Name()
+			}
 		}
 	}
 	return name
+}
+
+// legacyFileFormat is files.format as rows stored before each format named its
+// layout have it: all of them are dsh's V0 files.
+const legacyFileFormat = "dsh-v0"
+
+// legacyFormat is files.format ("<format>/<layout>") for a legacy row's file,
+// plain or compressed as files.compressed says.
+func legacyFormat(compressed bool) string {
+	if compressed {
+		return "dsh/" + dsh.LayoutCompressed
+	}
+	return "dsh/" + dsh.LayoutPlain
 }
 
 // The types a log format produces and the UI sees, named here so that callers of
@@ -104,8 +126,8 @@ const (
 )
 
 // KindUndecodableEvent is the warning for an event whose data the projection could
-// not read in full (see dsh.KindUndecodableEvent).
-const KindUndecodableEvent = dsh.KindUndecodableEvent
+// not read in full (see format.KindUndecodableEvent).
+const KindUndecodableEvent = format.KindUndecodableEvent
 
 // Schedule statuses, as stored in Schedule.Status.
 const (

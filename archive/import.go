@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/archive/format"
 )
 
@@ -51,33 +50,38 @@ type Progress struct {
 	TotalBytes int64
 }
 
-func (o ImportOptions) dshOptions() dsh.Options {
-	return dsh.Options{Strict: o.Strict, Header: dsh.HeaderOptions{Lenient: o.LenientHeaders}, Detached: true}
+// source is what a format reading a source file is given, from its start when
+// stamp is nil.
+func (o ImportOptions) source(path string, data io.Reader, stamp, header []byte) format.StreamSource {
+	return format.StreamSource{Path: path, Data: data, Stamp: stamp, Header: header, Strict: o.Strict,
+		LenientHeaders: o.LenientHeaders}
 }
 
-// readerOptions are the decoder options for this store's imports.
-func (s *Store) readerOptions(o ImportOptions) dsh.Options {
-	opts := o.dshOptions()
-	opts.Decoder = s.zdec
-	opts.CompactRows = true // the import never looks at a stream delta on its own
-	return opts
+// streamSource is source for this store's imports, which share its decoder.
+func (s *Store) streamSource(o ImportOptions, path string, data io.Reader, stamp, header []byte) format.StreamSource {
+	src := o.source(path, data, stamp, header)
+	src.Decoder = s.zdec
+	return src
 }
 
 // fileRow is the stored state of one imported file.
 type fileRow struct {
-	id         int64
-	sessionPK  sql.NullInt64
-	size       int64
-	mtime      int64
-	inode      int64
-	ctime      int64
-	sums       []byte // prefix_sums
-	lastSeq    int64
-	upstream   *upstreamState // a damaged or shorter upstream version kept aside, or nil
-	headHash   []byte
-	tailHash   []byte
-	cursor     *dsh.Cursor
-	cursorRaw  string // the cursor as stored: a format's stamp for a source it reads itself
+	id        int64
+	sessionPK sql.NullInt64
+	size      int64
+	mtime     int64
+	inode     int64
+	ctime     int64
+	sums      []byte // prefix_sums
+	lastSeq   int64
+	upstream  *upstreamState // a damaged or shorter upstream version kept aside, or nil
+	headHash  []byte
+	tailHash  []byte
+	cursorRaw string // the cursor as stored: the stamp its format gave
+	// offset is how many of the file's bytes the stamp covers, when resumable (a
+	// stamp its format can resume from; see format.StreamReader.Offset).
+	offset     int64
+	resumable  bool
 	verdict    string
 	errorKind  string
 	generation int64
@@ -133,10 +137,14 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			ids[i] = &id
 		}
 	}
-	// A source of a format that reads its sources itself is compared with its
-	// stamp by the format (a folder's stat does not change when a file in it is
-	// rewritten): it is never taken as unchanged here, nor begun early.
-	seam := func(i int) bool { fm := d.Formats[d.Files[i]]; return fm != "" && fm != dshName }
+	// A source of a format that reads its sources whole (not as a stream) is
+	// compared with its stamp by the format (a folder's stat does not change when a
+	// file in it is rewritten): it is never taken as unchanged here, nor begun early.
+	fms := make([]format.Format, len(d.Files))
+	for i, f := range d.Files {
+		fms[i] = formatNamed(d.Formats[f])
+	}
+	seam := func(i int) bool { _, ok := fms[i].(format.StreamReader); return !ok }
 	unchanged := func(i int) bool {
 		if seam(i) {
 			return false
@@ -190,7 +198,7 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			if fo.Progress != nil {
 				fo.Progress(Progress{File: f})
 			}
-			rep.Files = append(rep.Files, s.importSourceReport(ctx, formatNamed(d.Formats[f]), f, fo, known[f]))
+			rep.Files = append(rep.Files, s.importSourceReport(ctx, fms[i], f, fo, known[f]))
 			continue
 		}
 		fo := fileOpts(i)
@@ -213,10 +221,10 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			if known[d.Files[k]] != nil || seam(k) {
 				break // not a full read from the start: it is read in its turn
 			}
-			e := s.beginEarly(k, d.Files[k], sizes[k], fileOpts(k), after)
+			e := s.beginEarly(k, fms[k], d.Files[k], sizes[k], fileOpts(k), after)
 			queue, after = append(queue, e), e.readDone
 		}
-		fr := s.importFile(ctx, f, fo, begun, readDone)
+		fr := s.importFile(ctx, fms[i], f, fo, begun, readDone)
 		readDone.fire()
 		rep.Files = append(rep.Files, fr)
 		if fr.Error != nil && fr.Error.Kind == KindDiskFull {
@@ -274,10 +282,11 @@ func (s *Store) ImportFile(ctx context.Context, path string, opts ImportOptions)
 		return failedReport(path, err)
 	}
 	defer unlock()
-	if fm := formatOfPath(path); fm != dshName {
-		return s.importSourceReport(ctx, formatNamed(fm), path, opts, nil)
+	fm := formatNamed(formatOfPath(path))
+	if _, ok := fm.(format.StreamReader); !ok {
+		return s.importSourceReport(ctx, fm, path, opts, nil)
 	}
-	return s.importFile(ctx, path, opts, nil, nil)
+	return s.importFile(ctx, fm, path, opts, nil, nil)
 }
 
 // importSourceReport is importSource's report (see runReport).
@@ -286,15 +295,15 @@ func (s *Store) importSourceReport(ctx context.Context, f format.Format, path st
 	return s.runReport(path, fr, err)
 }
 
-// importFile is ImportFile for a file begun early (begun, or nil) whose reading
-// fires readDone when it is over.
-func (s *Store) importFile(ctx context.Context, path string, opts ImportOptions, begun *begunFile, readDone *signal) FileReport {
+// importFile is ImportFile for a source file of a format that streams it, begun
+// early (begun, or nil), whose reading fires readDone when it is over.
+func (s *Store) importFile(ctx context.Context, fm format.Format, path string, opts ImportOptions, begun *begunFile, readDone *signal) FileReport {
 	var fr FileReport
 	var err error
 	if begun != nil {
 		fr, err = s.importBegun(ctx, begun)
 	} else {
-		fr, err = s.importPath(ctx, path, opts, readDone)
+		fr, err = s.importPath(ctx, fm, path, opts, readDone)
 	}
 	return s.runReport(path, fr, err)
 }
@@ -316,7 +325,10 @@ func (s *Store) runReport(path string, fr FileReport, err error) FileReport {
 	return fr
 }
 
-func (s *Store) importPath(ctx context.Context, path string, opts ImportOptions, readDone *signal) (FileReport, error) {
+// importPath imports a source file its format streams: not at all when its stat
+// is the one stored, from its stamp when the bytes before it are unchanged, else
+// from its start (after guardRewrite has checked the new version).
+func (s *Store) importPath(ctx context.Context, fm format.Format, path string, opts ImportOptions, readDone *signal) (FileReport, error) {
 	fr := FileReport{Path: path, LastSeq: -1}
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -327,7 +339,7 @@ func (s *Store) importPath(ctx context.Context, path string, opts ImportOptions,
 	if err != nil {
 		return fr, err
 	}
-	retry := row != nil && opts.LenientHeaders && !row.sessionPK.Valid && row.errorKind == string(dsh.KindBadHeader)
+	retry := row != nil && opts.LenientHeaders && !row.sessionPK.Valid && row.errorKind == string(format.KindBadHeader)
 	replace := row != nil && opts.ReplaceDamaged && row.upstream != nil
 	if row != nil && !row.gone && !retry && !replace && row.identity().same(id) {
 		return s.storedReport(ctx, path, "unchanged")
@@ -338,21 +350,23 @@ func (s *Store) importPath(ctx context.Context, path string, opts ImportOptions,
 		return fr, err
 	}
 	defer f.Close()
-	compressed := strings.HasSuffix(path, ".zstd")
-
-	if row != nil && row.cursor != nil && row.sessionPK.Valid {
+	sr := fm.(format.StreamReader)
+	if row != nil && row.cursorRaw != "" {
+		row.offset, row.resumable = sr.Offset([]byte(row.cursorRaw))
+	}
+	if row != nil && row.resumable && row.sessionPK.Valid {
 		same, err := sameCommittedPrefix(f, id, row)
 		if err != nil {
 			return fr, err
 		}
 		if same {
-			return s.importAppend(ctx, f, id, row, compressed, opts, readDone)
+			return s.importAppend(ctx, fm, f, id, row, opts, readDone)
 		}
 		// The bytes the archive holds changed upstream. A version that holds less
 		// (damaged lines, a shorter log) never replaces the archived one: that stays
 		// served, and the new bytes are kept beside it for the person to choose.
 		if !opts.ReplaceDamaged {
-			if kept, err := s.guardRewrite(ctx, f, id, row, compressed, opts); err != nil || kept != nil {
+			if kept, err := s.guardRewrite(ctx, fm, f, id, row, opts); err != nil || kept != nil {
 				if kept == nil {
 					return fr, err
 				}
@@ -360,7 +374,7 @@ func (s *Store) importPath(ctx context.Context, path string, opts ImportOptions,
 			}
 		}
 	}
-	b := s.begin(f, id, compressed, opts, readDone)
+	b := s.begin(fm, f, id, opts, readDone)
 	b.row = row
 	return s.importFull(ctx, b)
 }
@@ -368,7 +382,7 @@ func (s *Store) importPath(ctx context.Context, path string, opts ImportOptions,
 // retryLenient reports whether an unchanged file must be read again: its header was
 // refused (no session was made) and this import accepts pre-release headers.
 func retryLenient(opts ImportOptions, stored FileReport) bool {
-	return opts.LenientHeaders && stored.SessionID == "" && stored.Error != nil && stored.Error.Kind == dsh.KindBadHeader
+	return opts.LenientHeaders && stored.SessionID == "" && stored.Error != nil && stored.Error.Kind == format.KindBadHeader
 }
 
 // sameCommittedPrefix checks that the bytes an earlier import committed are still
@@ -376,13 +390,13 @@ func retryLenient(opts ImportOptions, stored FileReport) bool {
 // (its head and tail hashes are the only ones still read), the first bytes (header)
 // and the 4 KiB before the cursor.
 func sameCommittedPrefix(f *os.File, id identity, row *fileRow) (bool, error) {
-	if id.size < row.cursor.Offset {
+	if id.size < row.offset {
 		return false, nil
 	}
 	if row.sums != nil {
-		return samePrefix(f, id.size, row.cursor.Offset, row.sums)
+		return samePrefix(f, id.size, row.offset, row.sums)
 	}
-	head, tail, err := prefixHashes(f, row.cursor.Offset)
+	head, tail, err := prefixHashes(f, row.offset)
 	if err != nil {
 		return false, err
 	}
@@ -426,42 +440,46 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// begunFile is a file whose full read has begun: its header is read and, when it
-// was accepted, its records are decoding on their own goroutine.
+// begunFile is a file whose full read has begun: its stream is open and, when it
+// accepted the file, its records are being read on their own goroutines.
 type begunFile struct {
-	f          *os.File
-	id         identity
-	compressed bool
-	row        *fileRow
-	opts       ImportOptions
-	pr         *progressReader
-	r          *dsh.Reader
-	job        *importJob // nil when the header was refused, or on err
-	err        error
+	fm   format.Format
+	f    *os.File
+	row  *fileRow
+	opts ImportOptions
+	pr   *progressReader
+	job  *importJob // nil on err
+	err  error
 }
 
-// begin starts reading an open file from its start.
-func (s *Store) begin(f *os.File, id identity, compressed bool, opts ImportOptions, readDone *signal) *begunFile {
-	b := &begunFile{f: f, id: id, compressed: compressed, opts: opts}
+// begin starts reading an open file of format fm from its start.
+func (s *Store) begin(fm format.Format, f *os.File, id identity, opts ImportOptions, readDone *signal) *begunFile {
+	b := &begunFile{fm: fm, f: f, opts: opts}
 	b.pr = &progressReader{r: f, size: id.size, path: f.Name(), fn: opts.Progress}
-	b.r = dsh.NewReader(b.pr, compressed, s.readerOptions(opts))
-	h, err := b.r.Header()
-	if err != nil || h == nil {
+	st, err := fm.(format.StreamReader).Open(s.streamSource(opts, f.Name(), b.pr, nil, nil))
+	if err != nil {
 		b.err = err
 		return b
 	}
-	b.job = &importJob{store: s, format: dsh.Format{}, path: f.Name(), file: f, id: id, compressed: compressed,
-		reader: b.r, header: h, opts: opts, action: "new", readDone: readDone}
-	b.job.startReading()
+	b.job = s.newJob(fm, f, id, st, opts, "new", readDone)
+	if b.job.facts != nil {
+		b.job.startReading()
+	}
 	return b
 }
 
-// close stops the file's reading and releases the reader.
+// refused reports whether the file's stream refused it: nothing of it is read.
+func (b *begunFile) refused() bool { return b.job == nil || b.job.facts == nil }
+
+// close stops the file's reading and releases its stream.
 func (b *begunFile) close() {
-	if b.job != nil && b.job.stop != nil {
+	if b.job == nil {
+		return
+	}
+	if b.job.stop != nil {
 		b.job.stop()
 	}
-	b.r.Close()
+	b.job.stream.Close()
 }
 
 // importFull reads a file from its start: a new file, or one rewritten upstream.
@@ -475,15 +493,14 @@ func (s *Store) importFull(ctx context.Context, b *begunFile) (FileReport, error
 	if b.row != nil {
 		action = "rewritten"
 	}
-	if b.job == nil { // refused: unsupported version or a bad header
-		res := b.r.Result()
-		if err := s.saveRefused(ctx, b.f, b.id, b.row, b.compressed, res); err != nil {
+	job := b.job
+	job.row, job.action = b.row, action
+	if job.facts == nil { // refused: unsupported version or a bad header
+		if err := job.saveRefused(ctx); err != nil {
 			return FileReport{Path: path, LastSeq: -1}, err
 		}
 		return s.readReport(ctx, path, action, b.pr.n)
 	}
-	job := b.job
-	job.row, job.action = b.row, action
 	if err := job.run(ctx, nil); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
@@ -505,7 +522,7 @@ type early struct {
 
 // beginEarly begins file i (never imported: a full read from the start) once
 // after fires.
-func (s *Store) beginEarly(i int, path string, size int64, opts ImportOptions, after *signal) *early {
+func (s *Store) beginEarly(i int, fm format.Format, path string, size int64, opts ImportOptions, after *signal) *early {
 	e := &early{index: i, c: make(chan *begunFile, 1), readDone: newSignal()}
 	go func() {
 		<-after.c
@@ -518,8 +535,8 @@ func (s *Store) beginEarly(i int, path string, size int64, opts ImportOptions, a
 			e.c <- nil
 			return
 		}
-		b := s.begin(f, statIdentity(fi), strings.HasSuffix(path, ".zstd"), opts, e.readDone)
-		if b.job == nil {
+		b := s.begin(fm, f, statIdentity(fi), opts, e.readDone)
+		if b.refused() {
 			e.readDone.fire() // refused or unreadable: nothing reads on
 		}
 		e.c <- b
@@ -554,36 +571,33 @@ func (s *Store) importBegun(ctx context.Context, b *begunFile) (FileReport, erro
 	}
 	if row != nil {
 		b.close()
-		return s.importPath(ctx, path, b.opts, nil)
+		return s.importPath(ctx, b.fm, path, b.opts, nil)
 	}
 	return s.importFull(ctx, b)
 }
 
-// importAppend resumes reading after the stored cursor.
-func (s *Store) importAppend(ctx context.Context, f *os.File, id identity, row *fileRow, compressed bool, opts ImportOptions, readDone *signal) (FileReport, error) {
+// importAppend resumes reading after the stored stamp.
+func (s *Store) importAppend(ctx context.Context, fm format.Format, f *os.File, id identity, row *fileRow, opts ImportOptions, readDone *signal) (FileReport, error) {
 	path := f.Name()
 	var headerRaw string
 	if err := s.read.QueryRowContext(ctx, `SELECT header_raw FROM sessions WHERE pk = ?`, row.sessionPK.Int64).Scan(&headerRaw); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, fmt.Errorf("load header: %w", err)
 	}
-	h, p, _ := dsh.ParseHeader([]byte(headerRaw), dsh.HeaderOptions{Lenient: true})
-	if p != nil {
-		return FileReport{Path: path, LastSeq: -1}, fmt.Errorf("stored header no longer parses: %s", p.Message)
-	}
-	h.Raw = []byte(headerRaw)
-	if _, err := f.Seek(row.cursor.Offset, io.SeekStart); err != nil {
+	if _, err := f.Seek(row.offset, io.SeekStart); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
-	pr := &progressReader{r: f, size: id.size, path: path, fn: opts.Progress, n: row.cursor.Offset}
-	r := dsh.NewReader(pr, compressed, s.readerOptions(opts))
-	defer r.Close()
-	r.Resume(h, *row.cursor)
-	job := &importJob{store: s, format: dsh.Format{}, path: path, file: f, id: id, row: row, compressed: compressed,
-		reader: r, header: h, opts: opts, action: "appended", readDone: readDone}
+	pr := &progressReader{r: f, size: id.size, path: path, fn: opts.Progress, n: row.offset}
+	st, err := fm.(format.StreamReader).Open(s.streamSource(opts, path, pr, []byte(row.cursorRaw), []byte(headerRaw)))
+	if err != nil {
+		return FileReport{Path: path, LastSeq: -1}, err
+	}
+	defer st.Close()
+	job := s.newJob(fm, f, id, st, opts, "appended", readDone)
+	job.row = row
 	if err := job.run(ctx, row); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
-	return job.readReport(pr.n - row.cursor.Offset), nil
+	return job.readReport(pr.n - row.offset), nil
 }
 
 // readReport is storedReport for a run that read the file: it adds the physical
@@ -616,12 +630,6 @@ func (s *Store) fileRow(ctx context.Context, path string) (*fileRow, error) {
 		}
 	}
 	r.cursorRaw = cursor.String
-	if cursor.Valid {
-		r.cursor = new(dsh.Cursor)
-		if err := json.Unmarshal([]byte(cursor.String), r.cursor); err != nil {
-			r.cursor = nil
-		}
-	}
 	return &r, nil
 }
 
@@ -714,7 +722,7 @@ func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownF
 		where, args = "AND f.path = ?", []any{path}
 	}
 	rows, err := s.write.QueryContext(ctx, `
-		SELECT f.id, f.path, f.format, f.size, f.mtime_ns, f.inode, COALESCE(f.ctime_ns, 0), f.gone, f.upstream IS NOT NULL,
+		SELECT f.id, f.path, f.format, f.compressed, f.size, f.mtime_ns, f.inode, COALESCE(f.ctime_ns, 0), f.gone, f.upstream IS NOT NULL,
 		       COALESCE(s.id, ''), f.verdict,
 		       f.error_kind, f.error_line, f.error_offset, f.error_message, f.records, f.events, f.last_seq
 		FROM files f LEFT JOIN sessions s ON s.pk = f.session_pk
@@ -731,12 +739,16 @@ func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownF
 		var kind, msg sql.NullString
 		var line, off sql.NullInt64
 		var ff string
+		var compressed bool
 		r := &k.report
-		if err := rows.Scan(&fileID, &r.Path, &ff, &k.id.size, &k.id.mtime, &k.id.inode, &k.id.ctime, &k.gone, &k.upstream, &r.SessionID, &r.Verdict,
+		if err := rows.Scan(&fileID, &r.Path, &ff, &compressed, &k.id.size, &k.id.mtime, &k.id.inode, &k.id.ctime, &k.gone, &k.upstream, &r.SessionID, &r.Verdict,
 			&kind, &line, &off, &msg, &r.Records, &r.LogicalEvents, &r.LastSeq); err != nil {
 			return nil, err
 		}
 		r.Action, r.Warnings = "unchanged", []Problem{}
+		if ff == legacyFileFormat {
+			ff = legacyFormat(compressed)
+		}
 		if agent, layout, ok := strings.Cut(ff, "/"); ok {
 			r.Agent, r.Format = agent, layout
 		}

@@ -11,38 +11,37 @@ import (
 	"os"
 	"sync"
 
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/archive/format"
 )
 
-// importJob carries one file's import through its transactions.
+// importJob carries one source file's import through its transactions: the
+// store's half of a format.Stream (see format.StreamReader).
 type importJob struct {
 	store      *Store
+	format     format.Format // the format of the file, which folds its schedules
 	path       string
 	file       *os.File
 	id         identity
 	row        *fileRow
+	stream     format.Stream
+	facts      *format.SessionFacts // the stream's session, nil when refused
+	layout     string
 	compressed bool
-	reader     *dsh.Reader
-	header     *dsh.Header
 	opts       ImportOptions
 	action     string
 
 	pk      int64
 	maxLine int64
-	checker *dsh.Checker
-	ld      dsh.LineDecoder
-	format  format.Format // the format of the file, which folds its schedules
 
 	// report is the file's report as saveFile last stored it, so a run need not
 	// read it back.
 	report FileReport
-	// scheduleChanges counts the schedule/change events this run stored.
+	// scheduleChanges counts the schedule changes this run stored.
 	scheduleChanges int
 	// sums are the prefix sums saved last, of the file's first sumsOff bytes.
 	sums    []byte
 	sumsOff int64
-	// undecodable holds the warnings for events the projection could not read in
+	// undecodable holds the warnings for records the projection could not read in
 	// full, from this run and (on an append) the runs before it.
 	undecodable []Problem
 
@@ -68,54 +67,27 @@ func (s *signal) fire() {
 	}
 }
 
-// startReading starts decoding the file's records on their own goroutine. A full
-// read can start before the session is opened (its checker starts empty); an
-// append must wait for the checker's replay.
+// newJob is the job of reading the file f through st.
+func (s *Store) newJob(fm format.Format, f *os.File, id identity, st format.Stream, opts ImportOptions, action string, readDone *signal) *importJob {
+	j := &importJob{store: s, format: fm, path: f.Name(), file: f, id: id, stream: st, facts: st.Session(),
+		opts: opts, action: action, readDone: readDone}
+	j.layout, j.compressed = st.Layout()
+	return j
+}
+
+// startReading starts reading the file's records on their own goroutines. A full
+// read can start before the session is opened (its checks start empty); an append
+// must wait for the stream's replay of the archived records.
 func (j *importJob) startReading() {
-	if j.checker == nil {
-		j.checker = dsh.NewChecker(j.header)
-	}
-	j.items, j.stop = readAhead(j.reader, j.prepare, j.readDone.fire)
+	j.items, j.stop = readAhead(j.stream, j.prepare, j.readDone.fire)
 }
 
-// prepare is the work done on a record on the reading goroutine (see ahead).
-func (j *importJob) prepare(rec *dsh.Record) (a ahead) {
-	if rec.Line <= j.maxLine {
-		return a // archived and observed already (replayed from the archive)
+// prepare is the work done on a record on the preparing goroutine (see readAhead).
+func (j *importJob) prepare(rec *format.StreamRecord) {
+	if rec.Record.Line <= j.maxLine {
+		return // archived and observed already (replayed from the archive)
 	}
-	a.view, a.problem = dsh.Project(rec)
-	if rec.Row != nil {
-		j.checker.ObserveRow(rec.Row, rec.Line)
-		return a
-	}
-	for i := range rec.Events {
-		a.shadows = observe(j.checker, &rec.Events[i], rec.Line, a.shadows)
-	}
-	return a
-}
-
-// shadowPair records that a surface node was replaced: seq by the event at by.
-type shadowPair struct{ seq, by int64 }
-
-// observe feeds the semantic checker one event (chunk members too, in seq order) and
-// returns the surface nodes the event shadowed. It only touches the checker, so it
-// can run on the reader's goroutine, ahead of the writer.
-func observe(checker *dsh.Checker, ev *dsh.Event, line int64, out []shadowPair) []shadowPair {
-	var span []int64
-	if len(ev.SurfaceOp) > 0 && ev.SurfaceOp[0] == '{' {
-		var op struct{ Start, End int64 }
-		if json.Unmarshal(ev.SurfaceOp, &op) == nil {
-			span, _ = checker.Surface().Span(op.Start, op.End)
-		}
-	}
-	checker.Observe(ev, line)
-	shadowed := checker.Surface().Shadowed()
-	for _, s := range span {
-		if shadowed[s] == ev.Seq {
-			out = append(out, shadowPair{seq: s, by: ev.Seq})
-		}
-	}
-	return out
+	j.stream.Prepare(rec)
 }
 
 // run imports the records the reader yields. prev is the stored row when resuming
@@ -154,18 +126,16 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	if j.items == nil {
 		j.startReading()
 	}
-	var committed dsh.Cursor
 	for {
 		it := <-j.items
-		rec, err := it.rec, it.err
-		if errors.Is(err, io.EOF) {
+		if errors.Is(it.err, io.EOF) {
 			break
 		}
-		if err != nil {
+		if it.err != nil {
 			proj.close()
-			return err
+			return it.err
 		}
-		committed = it.committed
+		rec := &it.rec.Record
 		if rec.Line%4096 == 0 && ctx.Err() != nil {
 			proj.close()
 			return ctx.Err()
@@ -173,27 +143,27 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 		if rec.Line <= j.maxLine {
 			// Already archived (the recovered part of a torn frame): it must not have
 			// changed, or the file was rewritten behind the cursor.
-			if err := j.verifyStored(ctx, tx, rec); err != nil {
+			if err := j.verifyStored(ctx, tx, rec.Line, rec.Raw); err != nil {
 				proj.close()
 				return err
 			}
 			continue
 		}
-		if it.problem != nil {
-			j.undecodable = append(j.undecodable, *it.problem)
+		if it.rec.Warning != nil {
+			j.undecodable = append(j.undecodable, *it.rec.Warning)
 		}
-		if err := proj.record(&it.view); err != nil {
+		if err := proj.record(rec); err != nil {
 			proj.close()
 			return fmt.Errorf("line %d: %w", rec.Line, err)
 		}
-		for _, sp := range it.shadows {
+		for _, sp := range it.rec.Shadows {
 			if err := proj.shadow(sp); err != nil {
 				proj.close()
 				return fmt.Errorf("line %d: %w", rec.Line, err)
 			}
 		}
 		n++
-		if n >= batch && committed.Line == rec.Line {
+		if at := it.rec.At; n >= batch && at.Line == rec.Line {
 			// Commit a durable prefix so a crash or a huge file never holds one giant
 			// transaction; the cursor saved with it is where a later run resumes.
 			n = 0
@@ -201,7 +171,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 				proj.close()
 				return err
 			}
-			if err := j.saveProgress(ctx, tx, proj.st, committed); err != nil {
+			if err := j.saveProgress(ctx, tx, proj.st, at, j.stream.Stamp(&it.rec)); err != nil {
 				proj.close()
 				return err
 			}
@@ -211,7 +181,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 				return err
 			}
 			if j.opts.Committed != nil {
-				j.opts.Committed(j.path, committed.Line)
+				j.opts.Committed(j.path, at.Line)
 			}
 			if err := ctx.Err(); err != nil {
 				return err // what is committed stays; the next import resumes there
@@ -230,13 +200,12 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 		return err
 	}
 	proj.blocks.flush()
-	res := j.reader.Result()
+	res := j.stream.Result()
 	if res.Records == 0 && j.action == "appended" && res.Verdict == VerdictOK {
 		j.action = "unchanged"
 	}
 	warnings := append([]Problem{}, res.Warnings...)
-	warnings = append(warnings, j.identityWarnings()...)
-	warnings = append(warnings, j.checker.Finish()...)
+	warnings = append(warnings, j.stream.Finish()...)
 	warnings = append(warnings, j.undecodable...)
 	// A full read starts from no schedule changes (a new session, or a rewritten one
 	// whose old ones were deleted); without any in the file, the fold has nothing to
@@ -260,14 +229,12 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	return tx.Commit()
 }
 
-// openSession finds or creates the session row and prepares the checker. It returns
-// the owner path when another live file already archives this session.
+// openSession finds or creates the session row and, on an append, catches the
+// stream's checks up on the archived records. It returns the owner path when
+// another live file already archives this session.
 func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) (projState, string, error) {
 	var st projState
 	st.LastSeq = -1
-	if j.checker == nil {
-		j.checker = dsh.NewChecker(j.header)
-	}
 	if prev != nil { // append: continue the stored session
 		j.pk = prev.sessionPK.Int64
 		if err := j.loadState(ctx, tx, &st); err != nil {
@@ -278,25 +245,12 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 		}
 		return st, "", j.replay(ctx, tx)
 	}
-	h := j.header
+	h := j.facts
 	err := tx.QueryRowContext(ctx, `SELECT pk FROM sessions WHERE id = ?`, h.ID).Scan(&j.pk)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		var seed any
-		if h.IsSeeded {
-			seed = h.SeedLength
-		}
-		err = tx.QueryRowContext(ctx, `
-			INSERT INTO sessions (id, agent, header_raw, version, created_at, cwd, project, parent_session,
-				seed_length, origin, delegation_depth, agent_preset, health, updated_at)
-			VALUES (?, 'dsh', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)
-			RETURNING pk`, h.ID, string(h.Raw), h.Version, h.CreatedAt, nullStr(h.Cwd), h.Cwd,
-			nullStr(h.ParentSession), seed, nullStr(h.Origin), h.DelegationDepth, nullStr(h.AgentPreset),
-			j.store.Now().UnixMilli()).Scan(&j.pk)
-		if err != nil {
-			return st, "", fmt.Errorf("create session %s: %w", h.ID, err)
-		}
-		return st, "", nil
+		j.pk, err = j.store.createSession(ctx, tx, j.format, h)
+		return st, "", err
 	case err != nil:
 		return st, "", fmt.Errorf("find session %s: %w", h.ID, err)
 	}
@@ -306,14 +260,37 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 	// Rewritten upstream, or moved here from a path that is gone: keep what was
 	// archived as superseded lines, then read the file afresh.
 	j.action = "rewritten"
-	if err := supersede(ctx, tx, j.pk, j.store.Now().UnixMilli()); err != nil {
-		return st, "", fmt.Errorf("supersede %s: %w", h.ID, err)
+	return st, "", j.store.resetSession(ctx, tx, j.pk, h)
+}
+
+// createSession creates the session a source of format f describes.
+func (s *Store) createSession(ctx context.Context, tx *sql.Tx, f format.Format, h *format.SessionFacts) (int64, error) {
+	var pk int64
+	err := tx.QueryRowContext(ctx, `
+		INSERT INTO sessions (id, agent, format, header_raw, version, created_at, cwd, project, parent_session,
+			seed_length, origin, delegation_depth, agent_preset, health, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)
+		RETURNING pk`, h.ID, f.Name(), f.Name(), string(h.Raw), h.Version, h.CreatedAt, nullStr(h.Cwd), h.Cwd,
+		nullStr(h.Parent), seedArg(h), nullStr(h.Origin), h.DelegationDepth, nullStr(h.AgentPreset),
+		s.Now().UnixMilli()).Scan(&pk)
+	if err != nil {
+		return 0, fmt.Errorf("create session %s: %w", h.ID, err)
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET header_raw = ?, cwd = ?, project = ?, parent_session = ?,
-		seed_length = ?, origin = ?, delegation_depth = ?, agent_preset = ?, state = NULL WHERE pk = ?`,
-		string(h.Raw), nullStr(h.Cwd), h.Cwd, nullStr(h.ParentSession), seedArg(h), nullStr(h.Origin),
-		h.DelegationDepth, nullStr(h.AgentPreset), j.pk)
-	return st, "", err
+	return pk, nil
+}
+
+// resetSession keeps a session's archived lines as superseded, and its row takes
+// the facts of the source that is read again in full.
+func (s *Store) resetSession(ctx context.Context, tx *sql.Tx, pk int64, h *format.SessionFacts) error {
+	if err := supersede(ctx, tx, pk, s.Now().UnixMilli()); err != nil {
+		return fmt.Errorf("supersede %s: %w", h.ID, err)
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE sessions SET header_raw = ?, created_at = ?, cwd = ?, project = ?,
+		parent_session = ?, seed_length = ?, origin = ?, delegation_depth = ?, agent_preset = ?, state = NULL
+		WHERE pk = ?`,
+		string(h.Raw), h.CreatedAt, nullStr(h.Cwd), h.Cwd, nullStr(h.Parent), seedArg(h), nullStr(h.Origin),
+		h.DelegationDepth, nullStr(h.AgentPreset), pk)
+	return err
 }
 
 // supersede keeps a session's archived lines as superseded and deletes the views
@@ -350,7 +327,7 @@ func supersede(ctx context.Context, tx *sql.Tx, pk, now int64) error {
 func (j *importJob) liveOwner(ctx context.Context, tx *sql.Tx) (string, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, path FROM files WHERE session_pk = ? AND path != ? AND gone = 0 ORDER BY id`, j.pk, j.path)
 	if err != nil {
-		return "", fmt.Errorf("find files of session %s: %w", j.header.ID, err)
+		return "", fmt.Errorf("find files of session %s: %w", j.facts.ID, err)
 	}
 	var stale []int64
 	owner := ""
@@ -379,8 +356,9 @@ func (j *importJob) liveOwner(ctx context.Context, tx *sql.Tx) (string, error) {
 	return "", nil
 }
 
-func seedArg(h *dsh.Header) any {
-	if h.IsSeeded {
+// seedArg is sessions.seed_length: NULL for a session that is no fork.
+func seedArg(h *format.SessionFacts) any {
+	if h.Seeded {
 		return h.SeedLength
 	}
 	return nil
@@ -421,37 +399,28 @@ func (j *importJob) loadUndecodable(ctx context.Context, tx *sql.Tx, fileID int6
 	return rows.Err()
 }
 
-// replay rebuilds the semantic checker (and its surface) from the archived records,
-// so checks on appended events see the whole session without re-reading the file.
+// replay catches the stream's checks up on the archived records (format.Replayer),
+// so checks on appended records see the whole session without re-reading the file.
 func (j *importJob) replay(ctx context.Context, tx *sql.Tx) error {
-	return eachLine(ctx, tx, j.store.zdec, j.pk, 2, -1, func(line int64, raw []byte) error {
-		rec, p := j.ld.Decode(raw, line)
-		if p != nil {
-			return fmt.Errorf("archived line %d no longer decodes: %s", line, p.Message)
-		}
-		for i := range rec.Events {
-			j.checker.Observe(&rec.Events[i], line)
-		}
+	r, ok := j.stream.(format.Replayer)
+	if !ok {
 		return nil
-	})
+	}
+	return eachLine(ctx, tx, j.store.zdec, j.pk, 1, -1, r.Replay)
 }
 
 // verifyStored checks a re-read line against the archived copy.
-func (j *importJob) verifyStored(ctx context.Context, tx *sql.Tx, rec *dsh.Record) error {
+func (j *importJob) verifyStored(ctx context.Context, tx *sql.Tx, line int64, raw []byte) error {
 	same := false
-	err := eachLine(ctx, tx, j.store.zdec, j.pk, rec.Line, rec.Line, func(_ int64, raw []byte) error {
-		same = bytes.Equal(raw, rec.Raw)
+	err := eachLine(ctx, tx, j.store.zdec, j.pk, line, line, func(_ int64, archived []byte) error {
+		same = bytes.Equal(archived, raw)
 		return nil
 	})
 	if err != nil || !same {
-		return fmt.Errorf("line %d differs from the archived copy: the file was rewritten behind its cursor; re-import it after `logbook import` detects the rewrite", rec.Line)
+		return fmt.Errorf("line %d differs from the archived copy: the file was rewritten behind its cursor; re-import it after `logbook import` detects the rewrite", line)
 	}
 	return nil
 }
-
-// identityWarnings compares the folder names dsh derives from the header with the
-// file's location.
-func (j *importJob) identityWarnings() []Problem { return dsh.IdentityWarnings(j.path, j.header) }
 
 // Names of the statements that fold schedules and save a session's totals, among
 // the store's prepared statements.
@@ -488,7 +457,7 @@ var sessionSQL = map[string]string{
 func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]Problem, error) {
 	sel := j.store.txStmt(ctx, tx, scheduleChangesName)
 	defer sel.Close()
-	rows, err := sel.QueryContext(ctx, j.pk, j.header.SeedLength)
+	rows, err := sel.QueryContext(ctx, j.pk, j.facts.SeedLength)
 	if err != nil {
 		return nil, err
 	}
@@ -569,13 +538,14 @@ func nullZero(n int64) any {
 	return n
 }
 
-// saveProgress records a durable intermediate point: the session totals and a cursor,
-// with the file's size left unknown so the next run resumes rather than skips.
-func (j *importJob) saveProgress(ctx context.Context, tx *sql.Tx, st projState, committed dsh.Cursor) error {
+// saveProgress records a durable intermediate point: the session totals and the
+// stamp of a position, with the file's size left unknown so the next run resumes
+// rather than skips.
+func (j *importJob) saveProgress(ctx context.Context, tx *sql.Tx, st projState, at format.Position, stamp []byte) error {
 	if err := j.saveSession(ctx, tx, st, VerdictOK); err != nil {
 		return err
 	}
-	res := dsh.Result{Verdict: VerdictOK, Committed: committed, LastSeq: st.LastSeq}
+	res := format.StreamResult{Verdict: VerdictOK, At: at, Stamp: stamp, LastSeq: st.LastSeq}
 	saved := j.id
 	j.id.size = -1
 	defer func() { j.id = saved }()
@@ -583,26 +553,25 @@ func (j *importJob) saveProgress(ctx context.Context, tx *sql.Tx, st projState, 
 }
 
 // saveFile upserts the file row, its problems and any bytes that were not imported.
-func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st projState, warnings []Problem) error {
-	cur := res.Committed
+func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res format.StreamResult, st projState, warnings []Problem) error {
+	off := res.At.Offset
 	// The sums of the bytes read before (the stored row's, or an earlier batch's of
 	// this run) are reused: only what this run read is summed.
-	if j.sums == nil && j.row != nil && j.row.cursor != nil && j.action != "new" && j.action != "rewritten" {
-		j.sums, j.sumsOff = j.row.sums, j.row.cursor.Offset
+	if j.sums == nil && j.row != nil && j.row.resumable && j.action != "new" && j.action != "rewritten" {
+		j.sums, j.sumsOff = j.row.sums, j.row.offset
 	}
-	sums, err := prefixSums(j.file, cur.Offset, j.sums, j.sumsOff)
+	sums, err := prefixSums(j.file, off, j.sums, j.sumsOff)
 	if err != nil {
 		return err
 	}
-	j.sums, j.sumsOff = sums, cur.Offset
-	cursor, _ := json.Marshal(cur)
+	j.sums, j.sumsOff = sums, off
 	var pk any
 	if j.pk != 0 {
 		pk = j.pk
 	}
 	fileID, err := j.store.upsertFile(ctx, tx, fileUpsert{
-		path: j.path, compressed: j.compressed, sessionPK: pk, id: j.id, sums: sums,
-		cursor: string(cursor), verdict: res.Verdict, problem: res.Problem,
+		path: j.path, format: j.format.Name() + "/" + j.layout, compressed: j.compressed, sessionPK: pk, id: j.id,
+		sums: sums, cursor: string(res.Stamp), verdict: res.Verdict, problem: res.Problem,
 		records: st.Records, events: st.Events, lastSeq: st.LastSeq, now: j.store.Now().UnixMilli(),
 		rewritten: j.action == "rewritten",
 	})
@@ -612,11 +581,12 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res dsh.Result, st
 	if err := j.store.saveProblems(ctx, tx, fileID, res.Problem, warnings); err != nil {
 		return err
 	}
-	j.report = storedFileReport(j.path, j.header, j.pk, res, st, warnings)
+	j.report = storedFileReport(j.path, j.facts, j.pk, res, st, warnings)
+	j.report.Agent, j.report.Format = j.format.Name(), j.layout
 	if !res.Dropped {
 		return nil
 	}
-	kind, from := "tail", cur.Offset
+	kind, from := "tail", off
 	if res.Verdict != VerdictRecovered {
 		kind, from = "original", 0
 	}
@@ -633,7 +603,7 @@ func (j *importJob) readReport(read int64) FileReport {
 
 // storedFileReport is the report knownFiles would read back for a file saved with
 // these values: an error keeps no seq, and warnings keep their order.
-func storedFileReport(path string, h *dsh.Header, pk int64, res dsh.Result, st projState, warnings []Problem) FileReport {
+func storedFileReport(path string, h *format.SessionFacts, pk int64, res format.StreamResult, st projState, warnings []Problem) FileReport {
 	fr := FileReport{Path: path, Verdict: res.Verdict, Records: st.Records, LogicalEvents: st.Events,
 		LastSeq: st.LastSeq, Warnings: append([]Problem{}, warnings...)}
 	if pk != 0 {
@@ -657,26 +627,27 @@ func (j *importJob) saveDuplicate(ctx context.Context, tx *sql.Tx, owner string)
 			return err
 		}
 	}
-	res := j.reader.Result()
+	res := j.stream.Result()
 	j.action = "duplicate"
 	warn := Problem{Kind: "duplicate-session", Line: 1, Offset: 0,
-		Message: fmt.Sprintf("session %s is already archived from %s; this copy was checked but not stored again", j.header.ID, owner)}
+		Message: fmt.Sprintf("session %s is already archived from %s; this copy was checked but not stored again", j.facts.ID, owner)}
 	j.pk = 0
 	return errors.Join(j.saveFile(ctx, tx, res, projState{Records: res.Records, Events: res.Events, LastSeq: res.LastSeq},
 		append(res.Warnings, warn)), tx.Commit())
 }
 
-// saveRefused records a file whose header was refused (unsupported or corrupt): no
-// session, but the verdict and the original bytes are kept.
-func (s *Store) saveRefused(ctx context.Context, f *os.File, id identity, row *fileRow, compressed bool, res dsh.Result) error {
+// saveRefused records a file whose stream refused it (its header unsupported or
+// bad): no session, but the verdict and the original bytes are kept.
+func (j *importJob) saveRefused(ctx context.Context) error {
+	s, res := j.store, j.stream.Result()
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	fileID, err := s.upsertFile(ctx, tx, fileUpsert{
-		path: f.Name(), compressed: compressed, id: id, cursor: "", verdict: res.Verdict, problem: res.Problem,
-		lastSeq: -1, now: s.Now().UnixMilli(), rewritten: row != nil,
+		path: j.path, format: j.format.Name() + "/" + j.layout, compressed: j.compressed, id: j.id, cursor: "",
+		verdict: res.Verdict, problem: res.Problem, lastSeq: -1, now: s.Now().UnixMilli(), rewritten: j.row != nil,
 	})
 	if err != nil {
 		return err
@@ -684,8 +655,8 @@ func (s *Store) saveRefused(ctx context.Context, f *os.File, id identity, row *f
 	if err := s.saveProblems(ctx, tx, fileID, res.Problem, res.Warnings); err != nil {
 		return err
 	}
-	if id.size > 0 {
-		if err := saveBlob(ctx, tx, f, fileID, "original", 0, s.Now().UnixMilli()); err != nil {
+	if j.id.size > 0 {
+		if err := saveBlob(ctx, tx, j.file, fileID, "original", 0, s.Now().UnixMilli()); err != nil {
 			return err
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/archive/format"
 )
 
@@ -180,41 +179,27 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 func (s *Store) openSource(ctx context.Context, tx *sql.Tx, f format.Format, path, sessionID string, rd *format.Read) (pk int64, st projState, action, owner string, err error) {
 	st.LastSeq = -1
 	h := rd.Session
+	h.ID = sessionID
 	err = tx.QueryRowContext(ctx, `SELECT pk FROM sessions WHERE id = ?`, sessionID).Scan(&pk)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		err = tx.QueryRowContext(ctx, `
-			INSERT INTO sessions (id, agent, format, header_raw, version, created_at, cwd, project, parent_session,
-				delegation_depth, health, updated_at)
-			VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, 0, 'ok', ?)
-			RETURNING pk`, sessionID, f.Name(), f.Name(), string(h.Raw), h.CreatedAt, nullStr(h.Cwd), h.Cwd,
-			nullStr(h.Parent), s.Now().UnixMilli()).Scan(&pk)
-		if err != nil {
-			return 0, st, "", "", fmt.Errorf("create session %s: %w", sessionID, err)
-		}
-		return pk, st, "new", "", nil
+		pk, err = s.createSession(ctx, tx, f, &h)
+		return pk, st, "new", "", err
 	case err != nil:
 		return 0, st, "", "", fmt.Errorf("find session %s: %w", sessionID, err)
 	}
+	job := &importJob{store: s, pk: pk, path: path, facts: &h}
 	if !rd.Reset {
-		job := &importJob{store: s, pk: pk}
 		if err := job.loadState(ctx, tx, &st); err != nil {
 			return 0, st, "", "", err
 		}
 		return pk, st, "appended", "", nil
 	}
-	job := &importJob{store: s, pk: pk, path: path, header: &dsh.Header{ID: sessionID}}
 	if owner, err := job.liveOwner(ctx, tx); err != nil || owner != "" {
 		return 0, st, "", owner, err
 	}
-	if err := supersede(ctx, tx, pk, s.Now().UnixMilli()); err != nil {
-		return 0, st, "", "", fmt.Errorf("supersede %s: %w", sessionID, err)
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET header_raw = ?, created_at = ?, cwd = ?, project = ?,
-		parent_session = ?, state = NULL WHERE pk = ?`,
-		string(h.Raw), h.CreatedAt, nullStr(h.Cwd), h.Cwd, nullStr(h.Parent), pk)
-	// Rewritten upstream, or moved here from a path that is gone (as for dsh).
-	return pk, st, "rewritten", "", err
+	// Rewritten upstream, or moved here from a path that is gone (as for a stream).
+	return pk, st, "rewritten", "", s.resetSession(ctx, tx, pk, &h)
 }
 
 // keepFiles stores the source's files read this time. A file whose bytes the

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
 )
 
 // countingReader counts the bytes read through it, for another goroutine to watch.
@@ -57,9 +58,10 @@ func TestReadAheadHoldsAByteBudget(t *testing.T) {
 	const n, size = 48, 512 << 10 // 24 MiB of records: count-bounded queues take them all
 	log := bigRecordsLog(n, size)
 	src := &countingReader{r: strings.NewReader(log)}
-	r := dsh.NewReader(src, false, dsh.Options{Detached: true})
+	r, err := dsh.Format{}.Open(format.StreamSource{Path: "session.jsonl", Data: src})
+	require.NoError(t, err)
 	defer r.Close()
-	items, stop := readAhead(r, func(*dsh.Record) ahead { return ahead{} }, func() {})
+	items, stop := readAhead(r, func(*format.StreamRecord) {}, func() {})
 	defer stop()
 
 	read := settled(src)
@@ -74,7 +76,7 @@ func TestReadAheadHoldsAByteBudget(t *testing.T) {
 			require.ErrorIs(t, it.err, io.EOF)
 			break
 		}
-		assert.Equal(t, size, len(it.rec.Raw))
+		assert.Equal(t, size, len(it.rec.Record.Raw))
 		got++
 	}
 	assert.Equal(t, n, got, "every record passes through the budget")
@@ -84,10 +86,11 @@ func TestReadAheadHoldsAByteBudget(t *testing.T) {
 // for budget.
 func TestReadAheadStopsWhileWaitingForBudget(t *testing.T) {
 	src := &countingReader{r: strings.NewReader(bigRecordsLog(48, 512<<10))}
-	r := dsh.NewReader(src, false, dsh.Options{Detached: true})
+	r, err := dsh.Format{}.Open(format.StreamSource{Path: "session.jsonl", Data: src})
+	require.NoError(t, err)
 	defer r.Close()
 	finished := make(chan struct{})
-	_, stop := readAhead(r, func(*dsh.Record) ahead { return ahead{} }, func() { close(finished) })
+	_, stop := readAhead(r, func(*format.StreamRecord) {}, func() { close(finished) })
 	settled(src)
 	done := make(chan struct{})
 	go func() { stop(); close(done) }()

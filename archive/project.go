@@ -250,14 +250,14 @@ func (p *projector) times(first, latest int64) {
 }
 
 // shadow marks a surface node as replaced.
-func (p *projector) shadow(sp shadowPair) error {
+func (p *projector) shadow(sp format.Shadow) error {
 	for i := 0; i < len(p.events); i += eventColumns {
-		if p.events[i+eventSeqColumn] == any(sp.seq) { // not written yet: mark it in the queue
-			p.events[i+eventSurfaceColumn], p.events[i+eventShadowedByColumn] = "shadowed", sp.by
+		if p.events[i+eventSeqColumn] == any(sp.Seq) { // not written yet: mark it in the queue
+			p.events[i+eventSurfaceColumn], p.events[i+eventShadowedByColumn] = "shadowed", sp.By
 			return nil
 		}
 	}
-	return p.exec("shadow", sp.by, p.pk, sp.seq)
+	return p.exec("shadow", sp.By, p.pk, sp.Seq)
 }
 
 // eventAt is the event a view item comes from: its seq and time, its archived line

@@ -3,41 +3,21 @@ package archive
 import (
 	"sync"
 
-	"github.com/logbook/logbook/archive/dsh"
 	"github.com/logbook/logbook/archive/format"
 )
 
-// readItem is one record read ahead, with the cursor durable after it.
+// readItem is one record read ahead, or the error (io.EOF at the end) that ended
+// the read.
 type readItem struct {
-	rec       *dsh.Record
-	committed dsh.Cursor
-	ahead
+	rec format.StreamRecord
 	err error
 }
 
-// ahead is the work done on a record on the reader's goroutine: the semantic
-// checker's, and decoding what the projection reads, which would otherwise make the
-// writing goroutine the slower of the two.
-type ahead struct {
-	shadows []shadowPair
-	view    format.Record // what the archive keeps of the record (dsh.Project)
-	problem *Problem      // what dsh.Project could not read
-}
-
 // readAheadBytes bounds the bytes a pipeline holds in records read ahead of the
-// writer (as recordBytes counts them). Counting records alone let a run of
-// multi-MiB lines queue gigabytes; ordinary records (about 1 KiB) never reach it.
-// A record larger than the whole budget still passes, alone.
+// writer (as the stream's StreamRecord.Size counts them). Counting records alone
+// let a run of multi-MiB lines queue gigabytes; ordinary records (about 1 KiB)
+// never reach it. A record larger than the whole budget still passes, alone.
 const readAheadBytes = 8 << 20
-
-// recordBytes estimates the memory a record and its prepared work hold: its line,
-// about as much again for what prepare decodes from it, and its events.
-func recordBytes(rec *dsh.Record) int64 {
-	if rec == nil {
-		return 0
-	}
-	return 2*int64(len(rec.Raw)) + 256*int64(len(rec.Events)) + 256
-}
 
 // byteBudget is a count of bytes that acquire waits for and release gives back.
 type byteBudget struct {
@@ -84,8 +64,8 @@ func (b *byteBudget) close() {
 	b.cond.Broadcast()
 }
 
-// readAhead reads r on one goroutine, which must use Detached records, and passes
-// each record to prepare on a second one: decoding and checking are each about as
+// readAhead reads the stream r on one goroutine and passes each record to prepare
+// (the stream's Prepare) on a second one: decoding and checking are each about as
 // much work as the writer's, so as one stage they made the reader the slowest of
 // the three. finished is called when the reading goroutine ends, so the next file
 // can start reading while this one's last records are still being prepared. The
@@ -95,7 +75,7 @@ func (b *byteBudget) close() {
 // The records between the reader and the writer hold at most readAheadBytes (see
 // byteBudget): a third goroutine hands them over one at a time on an unbuffered
 // channel and gives back their bytes once the writer has taken each.
-func readAhead(r *dsh.Reader, prepare func(*dsh.Record) ahead, finished func()) (<-chan readItem, func()) {
+func readAhead(r format.Stream, prepare func(*format.StreamRecord), finished func()) (<-chan readItem, func()) {
 	read := make(chan readItem, 256)
 	// A deep queue lets the reader run through a small file (a few hundred records)
 	// while the writer waits for the previous file's last block; the byte budget
@@ -111,11 +91,11 @@ func readAhead(r *dsh.Reader, prepare func(*dsh.Record) ahead, finished func()) 
 		defer finished()
 		for {
 			rec, err := r.Next()
-			if !budget.acquire(recordBytes(rec)) {
+			if !budget.acquire(rec.Size) {
 				return
 			}
 			select {
-			case read <- readItem{rec: rec, committed: r.Committed(), err: err}:
+			case read <- readItem{rec: rec, err: err}:
 			case <-quit:
 				return
 			}
@@ -152,9 +132,9 @@ func readAhead(r *dsh.Reader, prepare func(*dsh.Record) ahead, finished func()) 
 			}
 		}
 	}
-	go stage(read, prepared, func(it *readItem) { it.ahead = prepare(it.rec) }, nil)
+	go stage(read, prepared, func(it *readItem) { prepare(&it.rec) }, nil)
 	// The writer has taken the record: its bytes leave the budget.
-	go stage(prepared, items, nil, func(it *readItem) { budget.release(recordBytes(it.rec)) })
+	go stage(prepared, items, nil, func(it *readItem) { budget.release(it.rec.Size) })
 	var once bool
 	return items, func() {
 		if !once {

@@ -112,11 +112,12 @@ func (s *Store) Open(ctx context.Context) error {
 	// One decoder and one encoder serve every import and read: both are costly to
 	// create (per file they cost more than a small session's import). The decoder
 	// reads the archive's own blocks and texts, and the frames of session files that
-	// the dsh reader has scanned and found small (see dsh.Options.Decoder): a larger
-	// or hostile frame goes to a decoder of the reader's own, capped at
-	// dsh.DefaultMaxFrameBytes. Its own cap is archivedBlockMax, the size the blocks
-	// of archives made before lines were capped may reach; the window is capped with
-	// it, as a frame's window is only ever that frame's output here (DecodeAll).
+	// a format's stream has scanned and found small (format.StreamSource.Decoder;
+	// see dsh.Options.Decoder): a larger or hostile frame goes to a decoder of the
+	// stream's own, capped at dsh.DefaultMaxFrameBytes. Its own cap is
+	// archivedBlockMax, the size the blocks of archives made before lines were
+	// capped may reach; the window is capped with it, as a frame's window is only
+	// ever that frame's output here (DecodeAll).
 	if s.zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(2), zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxMemory(archivedBlockMax), zstd.WithDecoderMaxWindow(archivedBlockMax)); err != nil {
 		return fmt.Errorf("open archive: %w", err)

@@ -3,7 +3,7 @@ package archive
 import (
 	"time"
 
-	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/format"
 )
 
 // Session is one archived agent session with its header facts and derived totals.
@@ -174,9 +174,9 @@ type FileReport struct {
 	Changed       bool      `json:"changed"`
 	Action        string    `json:"action"` // new | appended | unchanged | rewritten | checked | failed
 	Bytes         int64     `json:"bytes"`  // physical bytes read in this run
-	// Agent and Format name the source's format and its on-disk layout for a
-	// source not of dsh ("openhands", "sdk-eventlog"); a dsh file leaves both
-	// out.
+	// Agent and Format name the source's format and its on-disk layout
+	// ("openhands", "sdk-eventlog"; "dsh", "v0" or "v0-zstd"). A file whose
+	// import or check failed before its format read it leaves both out.
 	Agent  string `json:"agent,omitempty"`
 	Format string `json:"format,omitempty"`
 }
@@ -184,7 +184,7 @@ type FileReport struct {
 // TornTail reports whether the report says the file ends in a torn line or
 // frame: the verdict a log being written gets between two of its writes.
 func (r FileReport) TornTail() bool {
-	return r.Verdict == VerdictRecovered && r.Error != nil && r.Error.Kind == dsh.KindTornTail
+	return r.Verdict == VerdictRecovered && r.Error != nil && r.Error.Kind == format.KindTornTail
 }
 
 // ImportReport sums up one import run.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/logbook/logbook/archive/format"
 )
 
 // KindDamagedUpstream is the warning on a file whose archived part changed upstream
@@ -48,9 +50,9 @@ func verdictRank(v Verdict) int {
 // is flagged (the new verdict and its problem, a damaged-upstream warning, the
 // session's health "damaged"), and its bytes are kept in the archive too. The
 // returned report is then the file's.
-func (s *Store) guardRewrite(ctx context.Context, f *os.File, id identity, row *fileRow, compressed bool, opts ImportOptions) (*FileReport, error) {
+func (s *Store) guardRewrite(ctx context.Context, fm format.Format, f *os.File, id identity, row *fileRow, opts ImportOptions) (*FileReport, error) {
 	path := f.Name()
-	chk := checkReader(path, io.NewSectionReader(f, 0, id.size), id.size, compressed, opts)
+	chk := checkStream(fm, fm.(format.StreamReader), path, io.NewSectionReader(f, 0, id.size), id.size, opts)
 	if chk.Verdict == VerdictFailed {
 		return nil, fmt.Errorf("check the changed file: %w", &problemError{chk.Error})
 	}

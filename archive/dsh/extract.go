@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/logbook/logbook/archive/format"
 )
 
 // KindUndecodableEvent is the warning for an event whose data the projection could
 // not read in full: the event is archived byte for byte and exported as written, but a
 // view may miss what the unreadable part held. The import report names the event
 // type, line and seq, and the field that had an unexpected shape.
-const KindUndecodableEvent Kind = "undecodable-event"
+const KindUndecodableEvent = format.KindUndecodableEvent
 
 // decoder collects the first shape problem met while reading an event's data, so the
 // projection can read what it can and say what it could not.

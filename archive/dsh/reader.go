@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/logbook/logbook/archive/format"
 )
 
 // Options tunes how strictly a file is read.
@@ -38,7 +40,7 @@ type Options struct {
 	// shows cannot decode to more than sharedFrameMax bytes, so its own limits need
 	// only allow that much; larger frames go to a bounded decoder of the Reader's
 	// own. The Reader never closes it.
-	Decoder *zstd.Decoder
+	Decoder format.FrameDecoder
 }
 
 // Limits on what one line and one frame may hold. dsh writes one event per line and

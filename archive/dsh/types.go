@@ -30,9 +30,9 @@ type Kind = format.Kind
 // Problem kinds. Fatal or tail-dropping problems first, then semantic warnings.
 const (
 	KindEmptyFile          Kind = "empty-file"
-	KindBadHeader          Kind = "bad-header"
+	KindBadHeader               = format.KindBadHeader
 	KindUnsupportedVersion Kind = "unsupported-version"
-	KindTornTail           Kind = "torn-tail"
+	KindTornTail                = format.KindTornTail
 	KindBadFrame           Kind = "bad-frame"
 	KindBadChecksum        Kind = "bad-checksum"
 	KindBadJSON            Kind = "bad-json"
@@ -42,7 +42,7 @@ const (
 	KindBadSurfaceOp       Kind = "bad-surface-op"
 	KindSeqGap             Kind = "seq-gap"
 	KindSeedLength         Kind = "bad-seed-length"
-	KindIOError            Kind = "io-error"
+	KindIOError                 = format.KindIOError
 	// KindLineTooLong is a line longer than the reader's limit (Options.MaxLineBytes):
 	// it is skipped without being held in memory, and treated as a damaged record.
 	KindLineTooLong Kind = "line-too-long"

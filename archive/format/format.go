@@ -7,15 +7,39 @@
 // module, so a format package (archive/dsh, archive/openhands) and the store
 // (archive) can both import it without a cycle.
 //
-// A format that also implements SourceReader (archive/openhands) is read entirely
-// through the seam: it compares a source with the stamp it gave when the source was
-// last archived, and returns the new Records, the source's files with their bytes,
-// the session's facts and the verdict (archive/importsource.go). dsh is not behind
-// SourceReader yet: the import still streams dsh's reader itself (archive/import.go,
-// importjob.go, readahead.go, check.go), with its byte cursor, prefix sums, torn
-// frame recovery and semantic checker, which a Read of a whole source cannot carry
-// for a 1 GB log; moving it behind an Open/Next streaming form of SourceReader is
-// what is left.
+// A format is read in one of two ways, by the interface it also implements:
+//
+//   - StreamReader (archive/dsh): a source is one file, which may be a gigabyte
+//     long and grows while its agent runs. The store opens it and drives a Stream
+//     over its bytes (archive/importjob.go): Next reads records ahead on one
+//     goroutine, Prepare projects them and runs the checks that span the session on
+//     a second, and the store writes them on a third, bounding what is held read
+//     ahead by each record's Size. Each record says how far the file is durable
+//     after it (Position); the store commits a batch there with the stream's Stamp,
+//     so an interrupted import resumes after it. Before it resumes, the store checks
+//     with its prefix sums that the file's bytes up to the stamp's Offset are
+//     unchanged, and a Replayer catches its checks up on the archived records. A
+//     file that changed before its stamp is read again from its start, unless it
+//     now holds less than the archive (damaged upstream: the store keeps it aside).
+//     What a read could not import (a torn tail, a corrupt rest) the store keeps as
+//     bytes. The format owns framing, verdicts, torn tails and its checks; the
+//     store owns change detection, durability and SQL.
+//   - SourceReader (archive/openhands): a source is a folder of files (or a file)
+//     the format reads whole: it compares the source with the stamp it gave when
+//     the source was last archived and returns the new Records, the source's files
+//     with their bytes, the session's facts and the verdict
+//     (archive/importsource.go). A folder's change is the format's to tell (its
+//     stat does not change when a file in it is rewritten), so the store neither
+//     skips it on a stat nor checks its bytes.
+//
+// The two share the store's session rows (created, or reset when read again from
+// the start), its projection of records into views, and commits in batches with a
+// stamp for a long read. They are two paths because what decides a change
+// differs: for a stream the store decides it over one file's bytes, for a whole
+// source the format does over many files.
+//
+// Sniffer lets a format claim a file named on its own by its first line (a renamed
+// dsh log that looks like another format's JSONL).
 package format
 
 import "io/fs"

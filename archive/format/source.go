@@ -64,6 +64,18 @@ type SessionFacts struct {
 	// Raw is the source's own description of the session (its header line, or a
 	// JSON summary of its side files), kept as the session's header.
 	Raw []byte
+	// Version is the version of the format the source says it is written in.
+	Version int64
+	// Seeded is true for a session that began with another's events (a fork):
+	// its first SeedLength events are the seed, and its own schedule changes
+	// start after them.
+	Seeded     bool
+	SeedLength int64
+	// Origin, DelegationDepth and AgentPreset are what the source says of how the
+	// session was started: by whom, how deep in a delegation, with which preset.
+	Origin          string
+	DelegationDepth int64
+	AgentPreset     string
 }
 
 // File is one file of a session source, with its exact bytes.
