@@ -67,6 +67,26 @@ func BenchmarkImportSearchable(b *testing.B) {
 	benchImportSearchable(b, root, st.LogicalBytes)
 }
 
+// BenchmarkImportSearchable10k imports LOGBOOK_BENCH_SESSIONS (default 10,000)
+// small sessions, one short turn each (about 5 KB, 26 events): a first import of a long
+// history, where the cost is per session, not per byte. It reports sessions/s
+// made searchable (#17's target: 2,000).
+func BenchmarkImportSearchable10k(b *testing.B) {
+	n := benchEnvInt(b, "LOGBOOK_BENCH_SESSIONS", 10000)
+	root := filepath.Join(b.TempDir(), "sessions")
+	var logical int64
+	for i := range n {
+		l := dshgen.Generate(dshgen.Options{Seed: uint64(i) + 1, Cwd: fmt.Sprintf("/home/dev/project-%d", i%16),
+			CreatedAt: dshgen.DefaultCreatedAt + int64(i)*60_000, Turns: 1, StepsPerTurn: 1,
+			ChunkTokens: 20, ToolResultBytes: 200, Families: dshgen.FamilyTitles})
+		if _, err := l.WriteFile(root, false); err != nil {
+			b.Fatal(err)
+		}
+		logical += l.Size()
+	}
+	benchImportSearchable(b, root, logical)
+}
+
 func BenchmarkImportSearchableRealLog(b *testing.B) {
 	copies := benchEnvInt(b, "LOGBOOK_BENCH_REAL_COPIES", 20)
 	root, n, err := writeRealLogCopies(archivetest.Corpus(b, archivetest.RealLog), b.TempDir(), copies)
@@ -170,6 +190,7 @@ func benchImportSearchable(b *testing.B, root string, logical int64) {
 		b.ReportMetric((cpu - archCPU).Seconds(), "index-CPU-s")
 		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
 		b.ReportMetric(float64(st.Docs+alongDocs), "docs")
+		b.ReportMetric(float64(rep.Summary.Files)/elapsed.Seconds(), "sessions/s")
 		if overlap {
 			b.ReportMetric(float64(alongSyncs), "syncs-along")
 		}

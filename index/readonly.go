@@ -40,7 +40,7 @@ func (ix *Index) Pending(ctx context.Context, src Source) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("pending: %w", err)
 	}
-	gone, err := goneSessions(ctx, ix.bl, revs)
+	gone, _, err := goneSessions(ctx, ix.bl, revs)
 	if err != nil {
 		return 0, fmt.Errorf("pending: %w", err)
 	}

@@ -113,7 +113,7 @@ func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total
 		}
 		sort.SliceStable(stale, func(i, j int) bool { return active[stale[i]] < active[stale[j]] })
 	}
-	gone, err := goneSessions(ctx, bl, revs)
+	gone, listed, err := goneSessions(ctx, bl, revs)
 	if err != nil {
 		return st, fmt.Errorf("sync: %w", err)
 	}
@@ -132,6 +132,7 @@ func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total
 	if err != nil {
 		return st, fmt.Errorf("sync: %w", err)
 	}
+	w.listed = listed
 	// Whatever ends the sync, no batch is still being written when it returns.
 	defer func() { _ = w.wait() }()
 	for _, id := range gone {
@@ -187,6 +188,11 @@ type batchWriter struct {
 	b       *bleve.Batch
 	maxDocs int
 	weight  int // textWeight of the pending batch
+
+	// listed holds every session the index's session field named when the sync
+	// began: one not listed has no documents to look up (a first import's every
+	// session), as only this sync writes meanwhile.
+	listed map[string]struct{}
 
 	slots chan struct{} // one token per batch being written
 	mu    sync.Mutex
@@ -261,7 +267,7 @@ func (w *batchWriter) close() error {
 // longer has, and its revision. The revision is queued after the last document,
 // so it lands in the batch that completes the session.
 func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, error) {
-	old, err := sessionDocIDs(ctx, w.bl, id)
+	old, err := w.sessionDocIDs(ctx, id)
 	if err != nil {
 		return 0, err
 	}
@@ -314,7 +320,7 @@ func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, 
 
 // drop queues the deletes of a session's documents and its revision.
 func (w *batchWriter) drop(ctx context.Context, id string) error {
-	old, err := sessionDocIDs(ctx, w.bl, id)
+	old, err := w.sessionDocIDs(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -326,6 +332,15 @@ func (w *batchWriter) drop(ctx context.Context, id string) error {
 		return w.flush()
 	}
 	return nil
+}
+
+// sessionDocIDs returns the IDs of a session's documents in the index, without a
+// search when the session was not listed in the index as the sync began.
+func (w *batchWriter) sessionDocIDs(ctx context.Context, id string) (map[string]struct{}, error) {
+	if _, ok := w.listed[id]; w.listed != nil && !ok {
+		return map[string]struct{}{}, nil
+	}
+	return sessionDocIDs(ctx, w.bl, id)
 }
 
 // sessionDocIDs returns the IDs of a session's documents in the index.
@@ -372,44 +387,46 @@ func staleSessions(bl bleve.Index, revs map[string]int64) ([]string, error) {
 }
 
 // goneSessions returns the sessions that have documents in the index but are not
-// in revs.
-func goneSessions(ctx context.Context, bl bleve.Index, revs map[string]int64) ([]string, error) {
+// in revs, and every session the index's session field lists (a superset of the
+// sessions with documents: a deleted document's terms stay until a merge).
+func goneSessions(ctx context.Context, bl bleve.Index, revs map[string]int64) (gone []string, listed map[string]struct{}, err error) {
 	dict, err := bl.FieldDict(fieldSession)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	listed = map[string]struct{}{}
 	var candidates []string
 	for {
 		e, err := dict.Next()
 		if err != nil {
 			_ = dict.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		if e == nil {
 			break
 		}
+		listed[e.Term] = struct{}{}
 		if _, ok := revs[e.Term]; !ok {
 			candidates = append(candidates, e.Term)
 		}
 	}
 	if err := dict.Close(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The term dictionary still lists a session whose documents are deleted but not
 	// yet merged away; only sessions with live documents are gone for real.
-	var gone []string
 	for _, id := range candidates {
 		q := query.NewTermQuery(id)
 		q.SetField(fieldSession)
 		res, err := bl.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, 0, 0, false))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if res.Total > 0 {
 			gone = append(gone, id)
 		}
 	}
-	return gone, nil
+	return gone, listed, nil
 }
 
 // textWeight estimates the memory a text takes while Bleve indexes it, in units
