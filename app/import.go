@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/index"
 )
 
 // ImportRun describes one import run, finished or in progress.
@@ -180,6 +182,7 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 	if len(paths) > 0 {
 		a.events.Publish(EventImportProgress, ImportProgress{Phase: "import"})
 		tick.ready() // the start event counts against the rate
+		stopAlong := a.syncAlong(ctx)
 		// Store.Import reads the default roots when given none, hence the guard.
 		rep, err = a.deps.Archive.Import(ctx, paths, archive.ImportOptions{LenientHeaders: settings.LenientHeaders, Progress: func(p archive.Progress) {
 			if tick.ready() {
@@ -187,6 +190,7 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 					DoneBytes: p.DoneBytes + p.FileBytes, TotalBytes: p.TotalBytes, Phase: "import"})
 			}
 		}})
+		stopAlong()
 		if err != nil {
 			return nil, fmt.Errorf("import %v: %w", paths, err)
 		}
@@ -216,6 +220,28 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 		}
 	}
 	return changed, nil
+}
+
+// syncAlong feeds the search index while an import runs (index.SyncAlong): on two
+// cores a session is indexed while the archive reads the next, and during a long
+// first import what is already imported can be searched. The returned func stops
+// it and waits for it; a failure is only logged, as the sync after the import
+// brings the index level anyway.
+func (a *App) syncAlong(ctx context.Context) (stop func()) {
+	if a.deps.Index == nil {
+		return func() {}
+	}
+	ch, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		_, err := a.deps.Index.SyncAlong(ctx, a.deps.Archive, ch)
+		done <- err
+	}()
+	return func() {
+		close(ch)
+		if err := <-done; err != nil && ctx.Err() == nil && !errors.Is(err, index.ErrClosed) {
+			a.log.Warn("indexing along the import failed; the sync after it catches up", "err", err)
+		}
+	}
 }
 
 // changedSessions lists, once each, the sessions an import added, changed or found

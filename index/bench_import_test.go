@@ -16,9 +16,9 @@ package index
 //
 // Both report MB/s of logical JSONL made searchable, the archive's and the
 // index's shares in wall and CPU time, and the peak RSS of the process over the
-// whole run. With LOGBOOK_BENCH_OVERLAP=1 the index syncs over and over while
-// the import runs, as an import could index each session once it is committed
-// (the archive figures then include the indexing done meanwhile). On a shared machine compare the CPU figures: the wall clock moves
+// whole run. With LOGBOOK_BENCH_OVERLAP=1 the index is fed along the import
+// (Index.SyncAlong), as logbook import and the app do (the archive figures then
+// include the indexing done meanwhile). On a shared machine compare the CPU figures: the wall clock moves
 // with whatever else runs.
 
 import (
@@ -122,29 +122,14 @@ func benchImportSearchable(b *testing.B, root string, logical int64) {
 		}
 		ix.log = quietLogger
 		importing, early := make(chan struct{}), make(chan error, 1)
-		var alongDocs, alongSyncs int
+		var alongDocs int
 		if overlap {
-			// What logbook import could do: index the sessions already committed
-			// while the next files import.
+			// What logbook import does: index the sessions already committed while
+			// the next files import.
 			go func() {
-				for {
-					st, err := ix.Sync(ctx, s, nil)
-					if err != nil {
-						early <- err
-						return
-					}
-					alongDocs += st.Docs
-					alongSyncs++
-					select {
-					case <-importing:
-						early <- nil
-						return
-					default:
-					}
-					if st.Indexed == 0 {
-						time.Sleep(20 * time.Millisecond)
-					}
-				}
+				st, err := ix.SyncAlong(ctx, s, importing)
+				alongDocs = st.Docs
+				early <- err
 			}()
 		} else {
 			early <- nil
@@ -191,9 +176,6 @@ func benchImportSearchable(b *testing.B, root string, logical int64) {
 		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
 		b.ReportMetric(float64(st.Docs+alongDocs), "docs")
 		b.ReportMetric(float64(rep.Summary.Files)/elapsed.Seconds(), "sessions/s")
-		if overlap {
-			b.ReportMetric(float64(alongSyncs), "syncs-along")
-		}
 		b.ReportMetric(float64(diskUsage(filepath.Join(dir, "index")))/(1<<20), "index-MB")
 		b.StartTimer()
 	}

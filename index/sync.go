@@ -85,14 +85,22 @@ func (ix *Index) Reindex(ctx context.Context, src Source, progress func(done, to
 	return ix.sync(ctx, src, progress)
 }
 
-func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total int)) (SyncStats, error) {
-	start := time.Now()
+// withBleve runs fn on the Bleve index, kept open meanwhile, or returns ErrClosed.
+func (ix *Index) withBleve(fn func(bl bleve.Index) (SyncStats, error)) (SyncStats, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	bl := ix.bl
-	if bl == nil {
+	if ix.bl == nil {
 		return SyncStats{}, ErrClosed
 	}
+	return fn(ix.bl)
+}
+
+func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total int)) (SyncStats, error) {
+	return ix.withBleve(func(bl bleve.Index) (SyncStats, error) { return ix.syncBleve(ctx, bl, src, progress) })
+}
+
+func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, src Source, progress func(done, total int)) (SyncStats, error) {
+	start := time.Now()
 	var st SyncStats
 	revs, err := src.Revisions(ctx)
 	if err != nil {
@@ -113,7 +121,11 @@ func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total
 		}
 		sort.SliceStable(stale, func(i, j int) bool { return active[stale[i]] < active[stale[j]] })
 	}
-	gone, listed, err := goneSessions(ctx, bl, revs)
+	listed, err := listedSessions(bl)
+	if err != nil {
+		return st, fmt.Errorf("sync: %w", err)
+	}
+	gone, err := goneSessions(ctx, bl, revs, listed)
 	if err != nil {
 		return st, fmt.Errorf("sync: %w", err)
 	}
@@ -190,8 +202,9 @@ type batchWriter struct {
 	weight  int // textWeight of the pending batch
 
 	// listed holds every session the index's session field named when the sync
-	// began: one not listed has no documents to look up (a first import's every
-	// session), as only this sync writes meanwhile.
+	// began (listedSessions), and those this writer queued since: one not listed
+	// has no documents to look up (a first import's every session), as only this
+	// writer writes meanwhile.
 	listed map[string]struct{}
 
 	slots chan struct{} // one token per batch being written
@@ -386,47 +399,54 @@ func staleSessions(bl bleve.Index, revs map[string]int64) ([]string, error) {
 	return stale, nil
 }
 
-// goneSessions returns the sessions that have documents in the index but are not
-// in revs, and every session the index's session field lists (a superset of the
-// sessions with documents: a deleted document's terms stay until a merge).
-func goneSessions(ctx context.Context, bl bleve.Index, revs map[string]int64) (gone []string, listed map[string]struct{}, err error) {
+// listedSessions returns every session the index's session field names: a
+// superset of the sessions with documents, as a deleted document's terms stay
+// until a merge.
+func listedSessions(bl bleve.Index) (map[string]struct{}, error) {
 	dict, err := bl.FieldDict(fieldSession)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	listed = map[string]struct{}{}
-	var candidates []string
+	listed := map[string]struct{}{}
 	for {
 		e, err := dict.Next()
 		if err != nil {
 			_ = dict.Close()
-			return nil, nil, err
+			return nil, err
 		}
 		if e == nil {
 			break
 		}
 		listed[e.Term] = struct{}{}
-		if _, ok := revs[e.Term]; !ok {
-			candidates = append(candidates, e.Term)
+	}
+	return listed, dict.Close()
+}
+
+// goneSessions returns the sessions that have documents in the index but are not
+// in revs, of those listed (see listedSessions).
+func goneSessions(ctx context.Context, bl bleve.Index, revs map[string]int64, listed map[string]struct{}) ([]string, error) {
+	var candidates []string
+	for id := range listed {
+		if _, ok := revs[id]; !ok {
+			candidates = append(candidates, id)
 		}
 	}
-	if err := dict.Close(); err != nil {
-		return nil, nil, err
-	}
+	sort.Strings(candidates)
 	// The term dictionary still lists a session whose documents are deleted but not
 	// yet merged away; only sessions with live documents are gone for real.
+	var gone []string
 	for _, id := range candidates {
 		q := query.NewTermQuery(id)
 		q.SetField(fieldSession)
 		res, err := bl.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, 0, 0, false))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if res.Total > 0 {
 			gone = append(gone, id)
 		}
 	}
-	return gone, listed, nil
+	return gone, nil
 }
 
 // textWeight estimates the memory a text takes while Bleve indexes it, in units
