@@ -164,8 +164,9 @@ func (a *App) runImportContained(ctx context.Context, roots []string, run *Impor
 	return a.runImport(ctx, roots, run)
 }
 
-// runImport imports roots (none: nothing to read), checkpoints the archive and
-// syncs the index, filling run's summary and gone list as it goes.
+// runImport imports roots (none: nothing to read) while feeding the index along
+// (syncAlong), checkpoints the archive and brings the index level, filling run's
+// summary and gone list as it goes.
 func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]string, error) {
 	tick := throttle{every: progressEvery}
 	rep := &archive.ImportReport{Gone: []string{}}
