@@ -2,15 +2,15 @@ package main
 
 import (
 	"context"
-	"time"
 
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/index"
 )
 
-// indexAlong indexes, while an import runs, the sessions it has committed so far:
-// on two cores the index takes in one session while the archive reads the next, so
-// the sessions are searchable sooner than if indexing waited for the whole import.
+// indexAlong indexes, while an import runs, the sessions it has committed so far
+// (index.SyncAlong): on two cores the index takes in one session while the archive
+// reads the next, so the sessions are searchable sooner than if indexing waited
+// for the whole import.
 type indexAlong struct {
 	ix   *index.Index
 	stop chan struct{}
@@ -30,29 +30,8 @@ func (e *env) startIndexAlong(ctx context.Context, s *archive.Store) *indexAlong
 	}
 	a := &indexAlong{ix: ix, stop: make(chan struct{}), done: make(chan error, 1)}
 	go func() {
-		for {
-			st, err := ix.Sync(ctx, s, nil)
-			if err != nil {
-				a.done <- err
-				return
-			}
-			select {
-			case <-a.stop:
-				a.done <- nil
-				return
-			default:
-			}
-			if st.Indexed == 0 {
-				select {
-				case <-a.stop:
-					a.done <- nil
-					return
-				// Each Sync reads every session's revision: when nothing new is
-				// committed, look again a few times a second, not dozens.
-				case <-time.After(250 * time.Millisecond):
-				}
-			}
-		}
+		_, err := ix.SyncAlong(ctx, s, a.stop)
+		a.done <- err
 	}()
 	return a
 }

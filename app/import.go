@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/index"
 )
 
 // ImportRun describes one import run, finished or in progress.
@@ -162,8 +164,9 @@ func (a *App) runImportContained(ctx context.Context, roots []string, run *Impor
 	return a.runImport(ctx, roots, run)
 }
 
-// runImport imports roots (none: nothing to read), checkpoints the archive and
-// syncs the index, filling run's summary and gone list as it goes.
+// runImport imports roots (none: nothing to read) while feeding the index along
+// (syncAlong), checkpoints the archive and brings the index level, filling run's
+// summary and gone list as it goes.
 func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]string, error) {
 	tick := throttle{every: progressEvery}
 	rep := &archive.ImportReport{Gone: []string{}}
@@ -180,6 +183,7 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 	if len(paths) > 0 {
 		a.events.Publish(EventImportProgress, ImportProgress{Phase: "import"})
 		tick.ready() // the start event counts against the rate
+		stopAlong := a.syncAlong(ctx)
 		// Store.Import reads the default roots when given none, hence the guard.
 		rep, err = a.deps.Archive.Import(ctx, paths, archive.ImportOptions{LenientHeaders: settings.LenientHeaders, Progress: func(p archive.Progress) {
 			if tick.ready() {
@@ -187,6 +191,7 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 					DoneBytes: p.DoneBytes + p.FileBytes, TotalBytes: p.TotalBytes, Phase: "import"})
 			}
 		}})
+		stopAlong()
 		if err != nil {
 			return nil, fmt.Errorf("import %v: %w", paths, err)
 		}
@@ -216,6 +221,28 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 		}
 	}
 	return changed, nil
+}
+
+// syncAlong feeds the search index while an import runs (index.SyncAlong): on two
+// cores a session is indexed while the archive reads the next, and during a long
+// first import what is already imported can be searched. The returned func stops
+// it and waits for it; a failure is only logged, as the sync after the import
+// brings the index level anyway.
+func (a *App) syncAlong(ctx context.Context) (stop func()) {
+	if a.deps.Index == nil {
+		return func() {}
+	}
+	ch, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		_, err := a.deps.Index.SyncAlong(ctx, a.deps.Archive, ch)
+		done <- err
+	}()
+	return func() {
+		close(ch)
+		if err := <-done; err != nil && ctx.Err() == nil && !errors.Is(err, index.ErrClosed) {
+			a.log.Warn("indexing along the import failed; the sync after it catches up", "err", err)
+		}
+	}
 }
 
 // changedSessions lists, once each, the sessions an import added, changed or found

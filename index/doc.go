@@ -24,7 +24,9 @@
 // Speed: Sync makes each block's Bleve document itself (docBuilder) and analyzes
 // its text in one pass straight into term frequencies (codeAnalyzer, held to the
 // chain of Bleve filters it replaces by tests), and writes two batches at once,
-// so one batch's segment is built while the next is analysed. Most of what is
+// so one batch's segment is built while the next is analysed. During an import,
+// SyncAlong indexes each session once the archive has committed it, filling
+// batches across the import, so the two share the cores. Most of what is
 // left is Bleve's own segment building and merging, which costs about the same
 // for every token: on the real log, 61% of the tokens are CJK unigrams and
 // bigrams. See BenchmarkImportSearchable for the figures.

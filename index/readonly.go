@@ -40,7 +40,11 @@ func (ix *Index) Pending(ctx context.Context, src Source) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("pending: %w", err)
 	}
-	gone, err := goneSessions(ctx, ix.bl, revs)
+	listed, err := listedSessions(ix.bl)
+	if err != nil {
+		return 0, fmt.Errorf("pending: %w", err)
+	}
+	gone, err := goneSessions(ctx, ix.bl, revs, listed)
 	if err != nil {
 		return 0, fmt.Errorf("pending: %w", err)
 	}

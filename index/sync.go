@@ -85,14 +85,22 @@ func (ix *Index) Reindex(ctx context.Context, src Source, progress func(done, to
 	return ix.sync(ctx, src, progress)
 }
 
-func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total int)) (SyncStats, error) {
-	start := time.Now()
+// withBleve runs fn on the Bleve index, kept open meanwhile, or returns ErrClosed.
+func (ix *Index) withBleve(fn func(bl bleve.Index) (SyncStats, error)) (SyncStats, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	bl := ix.bl
-	if bl == nil {
+	if ix.bl == nil {
 		return SyncStats{}, ErrClosed
 	}
+	return fn(ix.bl)
+}
+
+func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total int)) (SyncStats, error) {
+	return ix.withBleve(func(bl bleve.Index) (SyncStats, error) { return ix.syncBleve(ctx, bl, src, progress) })
+}
+
+func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, src Source, progress func(done, total int)) (SyncStats, error) {
+	start := time.Now()
 	var st SyncStats
 	revs, err := src.Revisions(ctx)
 	if err != nil {
@@ -113,7 +121,11 @@ func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total
 		}
 		sort.SliceStable(stale, func(i, j int) bool { return active[stale[i]] < active[stale[j]] })
 	}
-	gone, err := goneSessions(ctx, bl, revs)
+	listed, err := listedSessions(bl)
+	if err != nil {
+		return st, fmt.Errorf("sync: %w", err)
+	}
+	gone, err := goneSessions(ctx, bl, revs, listed)
 	if err != nil {
 		return st, fmt.Errorf("sync: %w", err)
 	}
@@ -132,6 +144,7 @@ func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total
 	if err != nil {
 		return st, fmt.Errorf("sync: %w", err)
 	}
+	w.listed = listed
 	// Whatever ends the sync, no batch is still being written when it returns.
 	defer func() { _ = w.wait() }()
 	for _, id := range gone {
@@ -187,6 +200,12 @@ type batchWriter struct {
 	b       *bleve.Batch
 	maxDocs int
 	weight  int // textWeight of the pending batch
+
+	// listed holds every session the index's session field named when the sync
+	// began (listedSessions), and those this writer queued since: one not listed
+	// has no documents to look up (a first import's every session), as only this
+	// writer writes meanwhile.
+	listed map[string]struct{}
 
 	slots chan struct{} // one token per batch being written
 	mu    sync.Mutex
@@ -261,7 +280,7 @@ func (w *batchWriter) close() error {
 // longer has, and its revision. The revision is queued after the last document,
 // so it lands in the batch that completes the session.
 func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, error) {
-	old, err := sessionDocIDs(ctx, w.bl, id)
+	old, err := w.sessionDocIDs(ctx, id)
 	if err != nil {
 		return 0, err
 	}
@@ -314,7 +333,7 @@ func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, 
 
 // drop queues the deletes of a session's documents and its revision.
 func (w *batchWriter) drop(ctx context.Context, id string) error {
-	old, err := sessionDocIDs(ctx, w.bl, id)
+	old, err := w.sessionDocIDs(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -326,6 +345,15 @@ func (w *batchWriter) drop(ctx context.Context, id string) error {
 		return w.flush()
 	}
 	return nil
+}
+
+// sessionDocIDs returns the IDs of a session's documents in the index, without a
+// search when the session was not listed in the index as the sync began.
+func (w *batchWriter) sessionDocIDs(ctx context.Context, id string) (map[string]struct{}, error) {
+	if _, ok := w.listed[id]; w.listed != nil && !ok {
+		return map[string]struct{}{}, nil
+	}
+	return sessionDocIDs(ctx, w.bl, id)
 }
 
 // sessionDocIDs returns the IDs of a session's documents in the index.
@@ -371,14 +399,15 @@ func staleSessions(bl bleve.Index, revs map[string]int64) ([]string, error) {
 	return stale, nil
 }
 
-// goneSessions returns the sessions that have documents in the index but are not
-// in revs.
-func goneSessions(ctx context.Context, bl bleve.Index, revs map[string]int64) ([]string, error) {
+// listedSessions returns every session the index's session field names: a
+// superset of the sessions with documents, as a deleted document's terms stay
+// until a merge.
+func listedSessions(bl bleve.Index) (map[string]struct{}, error) {
 	dict, err := bl.FieldDict(fieldSession)
 	if err != nil {
 		return nil, err
 	}
-	var candidates []string
+	listed := map[string]struct{}{}
 	for {
 		e, err := dict.Next()
 		if err != nil {
@@ -388,13 +417,21 @@ func goneSessions(ctx context.Context, bl bleve.Index, revs map[string]int64) ([
 		if e == nil {
 			break
 		}
-		if _, ok := revs[e.Term]; !ok {
-			candidates = append(candidates, e.Term)
+		listed[e.Term] = struct{}{}
+	}
+	return listed, dict.Close()
+}
+
+// goneSessions returns the sessions that have documents in the index but are not
+// in revs, of those listed (see listedSessions).
+func goneSessions(ctx context.Context, bl bleve.Index, revs map[string]int64, listed map[string]struct{}) ([]string, error) {
+	var candidates []string
+	for id := range listed {
+		if _, ok := revs[id]; !ok {
+			candidates = append(candidates, id)
 		}
 	}
-	if err := dict.Close(); err != nil {
-		return nil, err
-	}
+	sort.Strings(candidates)
 	// The term dictionary still lists a session whose documents are deleted but not
 	// yet merged away; only sessions with live documents are gone for real.
 	var gone []string

@@ -59,6 +59,20 @@ func TestSyncIdempotent(t *testing.T) {
 	assert.Equal(t, before, hitsOf(t, ix))
 }
 
+// assertLikeFresh asserts that ix answers every syncQuery as an index built from
+// s at once does (s holds a grown session, with compactions), and returns those
+// answers.
+func assertLikeFresh(t *testing.T, s Source, ix *Index, msg string) map[string][]string {
+	t.Helper()
+	fresh := openIndex(t)
+	_, err := fresh.Sync(context.Background(), s, nil)
+	require.NoError(t, err)
+	want := hitsOf(t, fresh)
+	assert.NotEmpty(t, want["surface:shadowed"], "the grown session has compactions")
+	assert.Equal(t, want, hitsOf(t, ix), msg)
+	return want
+}
+
 // writePrefix writes the header and the first n lines of l as a plain session file
 // under root and returns its path.
 func writePrefix(t *testing.T, l *dshgen.Log, root string, n int) string {
@@ -100,12 +114,7 @@ func TestSyncIncrementalEqualsReindex(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, st.Indexed)
 
-	fresh := openIndex(t)
-	_, err = fresh.Sync(ctx, s, nil)
-	require.NoError(t, err)
-	want := hitsOf(t, fresh)
-	assert.NotEmpty(t, want["surface:shadowed"], "the grown session has compactions")
-	assert.Equal(t, want, hitsOf(t, incr), "an index kept up to date equals one built at once")
+	want := assertLikeFresh(t, s, incr, "an index kept up to date equals one built at once")
 
 	st, err = incr.Reindex(ctx, s, nil)
 	require.NoError(t, err)

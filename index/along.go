@@ -1,0 +1,139 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/logbook/logbook/archive"
+)
+
+// alongPoll is how often SyncAlong looks for sessions the import has committed.
+// Each look reads every session's revision, so it is a few times a second, not a
+// busy loop.
+const alongPoll = 150 * time.Millisecond
+
+// SyncAlong indexes the sessions an import commits while the import runs, until
+// stop is closed: on two cores the index takes in one session while the archive
+// reads the next. Unlike a Sync after each commit, it fills one batch across its
+// looks and writes it when full (or when a look finds nothing new), so the
+// segments are as large as one Sync's and merging costs no more than after a
+// whole import. It holds the index for writing until it returns (searches run
+// meanwhile); call Sync afterwards to bring the index level (sessions gone from
+// the archive, and what was committed after the last look).
+//
+// Each session's revision still travels in the batch with its last documents, so
+// whatever ends SyncAlong (ctx, an error, a crash) leaves no session claiming a
+// revision whose documents are not all written.
+func (ix *Index) SyncAlong(ctx context.Context, src Source, stop <-chan struct{}) (SyncStats, error) {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	return ix.withBleve(func(bl bleve.Index) (SyncStats, error) { return ix.along(ctx, bl, src, stop) })
+}
+
+func (ix *Index) along(ctx context.Context, bl bleve.Index, src Source, stop <-chan struct{}) (SyncStats, error) {
+	start := time.Now()
+	var st SyncStats
+	listed, err := listedSessions(bl)
+	if err != nil {
+		return st, fmt.Errorf("sync along: %w", err)
+	}
+	w, err := newBatchWriter(bl, ix.batchDocs)
+	if err != nil {
+		return st, fmt.Errorf("sync along: %w", err)
+	}
+	w.listed = listed
+	defer func() { _ = w.wait() }()
+	queued := map[string]int64{} // sessions queued by this call, at the revision seen
+	var seen map[string]int64    // the revisions of the last look, each indexed or queued
+	for {
+		stopping := closed(stop)
+		lookStart := time.Now()
+		revs, err := src.Revisions(ctx)
+		if err != nil {
+			return st, fmt.Errorf("sync along: %w", err)
+		}
+		st.Sessions = len(revs)
+		var todo []string
+		for id, rev := range revs {
+			if q, ok := queued[id]; ok && q == rev {
+				continue
+			}
+			if r, ok := seen[id]; ok && r == rev {
+				continue // found current at the last look, and nothing else writes
+			}
+			have, err := bl.GetInternal(revKey(id))
+			if err != nil {
+				return st, fmt.Errorf("sync along: revision of %s: %w", id, err)
+			}
+			if string(have) != strconv.FormatInt(rev, 10) {
+				todo = append(todo, id)
+			}
+		}
+		sort.Strings(todo)
+		look := time.Since(lookStart)
+		for _, id := range todo {
+			if err := ctx.Err(); err != nil {
+				return st, err
+			}
+			if _, again := queued[id]; again {
+				// Changed again since it was queued: its documents may still be in the
+				// pending batch, where the look-up of its old documents cannot see them.
+				if err := w.close(); err != nil {
+					return st, fmt.Errorf("sync along: %w", err)
+				}
+				w.listed[id] = struct{}{}
+			}
+			n, err := w.session(ctx, src, id)
+			switch {
+			case errors.Is(err, archive.ErrNotFound):
+				continue // deleted meanwhile: the Sync after drops it
+			case err != nil:
+				return st, fmt.Errorf("sync along: index %s: %w", id, err)
+			}
+			queued[id] = revs[id]
+			w.listed[id] = struct{}{}
+			st.Indexed++
+			st.Docs += n
+		}
+		seen = revs // every session is now indexed or queued at its revision
+		if len(todo) == 0 || stopping {
+			// Nothing new, or the import is done: what is queued becomes searchable.
+			if err := w.close(); err != nil {
+				return st, fmt.Errorf("sync along: %w", err)
+			}
+		}
+		if stopping {
+			break
+		}
+		// A look reads every session's revision: in a large archive it waits at
+		// least nine times as long as the look took, so looking costs at most a
+		// tenth of a core whatever the number of sessions.
+		select {
+		case <-ctx.Done():
+			return st, ctx.Err()
+		case <-stop:
+		case <-time.After(max(alongPoll, 9*look)):
+		}
+	}
+	st.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	if st.Indexed > 0 {
+		ix.log.Info("index synced along an import", "indexed", st.Indexed, "docs", st.Docs, "took_ms", st.TookMS)
+	}
+	return st, nil
+}
+
+// closed reports whether ch is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,146 @@
+package index
+
+import (
+	"context"
+	"maps"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/archivetest"
+	"github.com/logbook/logbook/archive/dshgen"
+)
+
+// TestSyncAlongEqualsSync imports sessions while SyncAlong runs, one of them in
+// three growing parts: what each import commits becomes searchable while the
+// import goes on, and the index at the end equals one built at once.
+func TestSyncAlongEqualsSync(t *testing.T) {
+	ctx := context.Background()
+	s := archivetest.MustOpen(t)
+	root := t.TempDir()
+	ix := openIndex(t)
+	stop, wait := startAlong(ctx, ix, s)
+	searchable := func() bool {
+		n, err := ix.Pending(ctx, s)
+		return err == nil && n == 0
+	}
+
+	grow := dshgen.Generate(dshgen.Options{Seed: 42, Turns: 14, Cwd: "/home/dev/gamma"})
+	lines := len(grow.Lines()) - 1
+	importGenerated(t, s, root, genOptions[0])
+	for _, n := range []int{lines / 3, 2 * lines / 3} {
+		fr := s.ImportFile(ctx, writePrefix(t, grow, root, n), archive.ImportOptions{})
+		require.Nil(t, fr.Error)
+		require.Eventually(t, searchable, 20*time.Second, 10*time.Millisecond,
+			"what the import committed becomes searchable while it runs")
+	}
+	// The last part and another session land just before the import ends: the look
+	// SyncAlong takes once stopped finds them.
+	fr := s.ImportFile(ctx, writePrefix(t, grow, root, lines), archive.ImportOptions{})
+	require.Nil(t, fr.Error)
+	importGenerated(t, s, root, genOptions[1])
+	close(stop)
+	st, err := wait()
+	require.NoError(t, err)
+	assert.Equal(t, 5, st.Indexed, "each session at each revision the import committed, once")
+	assert.True(t, searchable(), "nothing committed before the stop is left to index")
+	var after SyncStats
+
+	after, err = ix.Sync(ctx, s, nil)
+	require.NoError(t, err)
+	assert.Zero(t, after.Indexed)
+	assertLikeFresh(t, s, ix, "an index fed along the import equals one built at once")
+}
+
+// changingSource changes session s at each of its first looks: its revision
+// moves on and its blocks change, as for a session rewritten again and again while
+// an import runs, each time before SyncAlong has written the batch holding the
+// last version.
+type changingSource struct {
+	*memSource
+	mu       sync.Mutex
+	looks    int
+	versions [][]archive.Block
+}
+
+func (c *changingSource) Revisions(ctx context.Context) (map[string]int64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.looks < len(c.versions) {
+		c.revs["s"] = int64(c.looks + 1)
+		c.blocks["s"] = c.versions[c.looks]
+	}
+	c.looks++
+	return maps.Clone(c.revs), nil
+}
+
+func (c *changingSource) seen() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.looks
+}
+
+func TestSyncAlongSessionChangedWhileQueued(t *testing.T) {
+	ctx := context.Background()
+	block := func(id, text string) archive.Block {
+		return archive.Block{ID: id, SessionID: "s", Project: "p", Agent: "dsh", Kind: archive.BlockAssistant,
+			Role: "assistant", Surface: "current", Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Text: text}
+	}
+	src := &changingSource{memSource: &memSource{revs: map[string]int64{}, blocks: map[string][]archive.Block{}},
+		versions: [][]archive.Block{
+			{block("b0", "alpha"), block("b1", "bravo")},
+			{block("b0", "alpha"), block("b2", "charlie")},
+			{block("b0", "delta")},
+		}}
+	ix := openIndex(t)
+	stop, wait := startAlong(ctx, ix, src)
+	require.Eventually(t, func() bool { return src.seen() > len(src.versions) }, 20*time.Second, 10*time.Millisecond)
+	close(stop)
+	st, err := wait()
+	require.NoError(t, err)
+	assert.Equal(t, 3, st.Indexed, "every version is indexed")
+	for _, word := range []string{"alpha", "bravo", "charlie"} {
+		assert.Empty(t, searchAll(t, ix, Query{Text: word}), "%s is in no version left", word)
+	}
+	assert.Equal(t, []string{"b0"}, searchAll(t, ix, Query{Text: "delta"}))
+	n, err := ix.Pending(ctx, src)
+	require.NoError(t, err)
+	assert.Zero(t, n)
+}
+
+// startAlong runs SyncAlong on its own goroutine until stop is closed; wait
+// returns what it returned.
+func startAlong(ctx context.Context, ix *Index, src Source) (stop chan struct{}, wait func() (SyncStats, error)) {
+	stop = make(chan struct{})
+	type result struct {
+		st  SyncStats
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, err := ix.SyncAlong(ctx, src, stop)
+		done <- result{st, err}
+	}()
+	return stop, func() (SyncStats, error) {
+		r := <-done
+		return r.st, r.err
+	}
+}
+
+// TestSyncAlongStopsWithContext: a cancelled context ends SyncAlong with its error,
+// and the index stays usable.
+func TestSyncAlongStopsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ix := openIndex(t)
+	_, wait := startAlong(ctx, ix, texts("one two"))
+	cancel()
+	_, err := wait()
+	require.ErrorIs(t, err, context.Canceled, "a cancelled context ends SyncAlong, though stop stays open")
+	_, err = ix.Sync(context.Background(), texts("one two"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b0"}, searchAll(t, ix, Query{Text: "two"}))
+}
