@@ -66,6 +66,12 @@ func TestFileEditsDsh(t *testing.T) {
 	require.NotNil(t, got[0].Turn)
 	assert.Equal(t, int64(1), *got[0].Turn)
 
+	// The sessions list's gist counts one file (the edit of b.go failed) and one error.
+	gists, err := s.SessionGists(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, archive.SessionGist{ID: "session-edits", LastPrompt: "fix the greeting", FilesChanged: 1, ToolErrors: 1},
+		gists["session-edits"])
+
 	_, err = s.FileEdits(ctx, "no-such-session")
 	assert.ErrorIs(t, err, archive.ErrNotFound)
 }
