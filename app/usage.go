@@ -72,6 +72,7 @@ type Prices struct {
 func DefaultPrices() Prices {
 	return Prices{Models: []ModelPrice{
 		{Match: "deepseek-v4-flash", Input: 0.27, Output: 1.10, CacheRead: 0.07},
+		{Match: "deepseek-v4-pro", Input: 0.55, Output: 2.19, CacheRead: 0.14},
 		{Match: "deepseek-chat", Input: 0.27, Output: 1.10, CacheRead: 0.07},
 		{Match: "deepseek-reasoner", Input: 0.55, Output: 2.19, CacheRead: 0.14},
 		{Match: "claude-sonnet-4", Input: 3, Output: 15, CacheRead: 0.30},
