@@ -287,3 +287,34 @@ func TestUsageDashboardMatchesArchive(t *testing.T) {
 		shot(t, ctx, e, fmt.Sprintf("usage-dashboard-%d", w))
 	}
 }
+
+// TestDemoReadsAsStories: the demo archive's sessions are scripted stories: the
+// list says what each did (last prompt, files changed, failures), the forecast
+// fix shows its one-line diff, and the release session shows the refused approval.
+func TestDemoReadsAsStories(t *testing.T) {
+	se := newUXEnv(t)
+	ctx := se.open(t, 1280, "#/sessions", `[data-testid="session-row"]`)
+	poll(t, ctx, `document.querySelectorAll('[data-testid="gist-prompt"]').length >= 5`, "the rows' last prompts")
+	prompts := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-testid="gist-prompt"]')].map(p => p.textContent.trim())`)
+	assert.Contains(t, prompts, "› Thanks. Is there a test that would have caught this?")
+	assert.Contains(t, prompts, "› Clean the build and publish the 0.9 release.")
+	se.shot(t, ctx, "demo-sessions")
+
+	id := eval[string](t, ctx, `[...document.querySelectorAll('[data-testid="session-row"]')].find(r => r.textContent.includes("Forecast shows yesterday")).dataset.id`)
+	require.NotEmpty(t, id)
+	assert.Equal(t, "2 files", eval[string](t, ctx, `document.querySelector('[data-testid="session-row"][data-id="`+id+`"] [data-testid="gist-files"]').textContent.trim()`))
+	ctx = se.open(t, 1280, "#/session/"+id, `[data-testid="tool-card"][data-tool="edit"] [data-testid="diff"]`)
+	diff := `[data-testid="tool-card"][data-tool="edit"] [data-testid="diff"]`
+	assert.Equal(t, "1", eval[string](t, ctx, `document.querySelector('`+diff+`').dataset.added`))
+	assert.Equal(t, "1", eval[string](t, ctx, `document.querySelector('`+diff+`').dataset.removed`))
+	eval[bool](t, ctx, `(document.querySelector('`+diff+`').scrollIntoView({block: 'center'}), true)`)
+	time.Sleep(400 * time.Millisecond)
+	se.shot(t, ctx, "demo-forecast-diff")
+
+	ctx = se.open(t, 1280, "#/sessions", `[data-testid="session-row"]`)
+	rid := eval[string](t, ctx, `[...document.querySelectorAll('[data-testid="session-row"]')].find(r => r.textContent.includes("publish 0.9")).dataset.id`)
+	ctx = se.open(t, 1280, "#/session/"+rid, `[data-kind="approval"]`)
+	text := eval[string](t, ctx, `document.querySelector('[data-kind="approval"]').innerText`)
+	assert.Contains(t, text, "git push --force rewrites origin/main")
+	se.shot(t, ctx, "demo-approval-denied")
+}
