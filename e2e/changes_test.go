@@ -21,45 +21,45 @@ import (
 	"github.com/logbook/logbook/index"
 )
 
-// forecastV1 is the 26-line file the scripted session writes; its edit changes
-// one line of it (the bug: yesterday's reading instead of today's).
+// forecastV1 is the 26-line Go file the scripted session writes; its edit changes
+// one line of it (the bug: the reading before the latest instead of the latest).
 var forecastV1 = strings.Join([]string{
-	"import datetime",
+	"package forecast",
 	"",
-	"from weather.api import fetch_readings",
+	`import "time"`,
 	"",
+	"// Reading is one station measurement.",
+	"type Reading struct {",
+	"	At    time.Time",
+	"	TempC float64",
+	"	Wind  float64",
+	"}",
 	"",
-	"def today_forecast(station):",
-	`    """Return today's forecast for a station."""`,
-	"    readings = fetch_readings(station)",
-	"    if not readings:",
-	"        return None",
-	"    today = datetime.date.today()",
-	"    latest = readings[-2]",
-	"    return {",
-	`        "station": station,`,
-	`        "date": today.isoformat(),`,
-	`        "temp_c": latest.temp_c,`,
-	`        "wind_kmh": latest.wind_kmh,`,
-	"    }",
+	"// Latest returns the newest reading; readings are sorted oldest first.",
+	"func Latest(rs []Reading) (Reading, bool) {",
+	"	if len(rs) == 0 {",
+	"		return Reading{}, false",
+	"	}",
+	"	return rs[len(rs)-2], true",
+	"}",
 	"",
-	"",
-	"def format_forecast(f):",
-	"    if f is None:",
-	`        return "no data"`,
-	`    return f"{f['date']}: {f['temp_c']:.1f} C, wind {f['wind_kmh']} km/h"`,
-	"",
-	"# end of forecast.py",
+	"// Today is the latest reading if it was taken today.",
+	"func Today(rs []Reading, now time.Time) (Reading, bool) {",
+	"	r, ok := Latest(rs)",
+	"	if !ok || r.At.YearDay() != now.YearDay() {",
+	"		return Reading{}, false",
+	"	}",
+	"	return r, true",
 }, "\n") + "\n"
 
 // forecastOld and forecastNew are the edit's old_string and new_string: the
 // whole 26-line block with one line changed.
 var (
 	forecastOld = forecastV1
-	forecastNew = strings.Replace(forecastV1, "    latest = readings[-2]", "    latest = readings[-1]", 1)
+	forecastNew = strings.Replace(forecastV1, "	return rs[len(rs)-2], true", "	return rs[len(rs)-1], true", 1)
 )
 
-const forecastPath = "/home/dev/weather/forecast.py"
+const forecastPath = "/home/dev/weather/forecast.go"
 
 // changesEnv is an app over one scripted session that writes a file, edits one
 // line of it, and tries an edit that fails.
@@ -98,7 +98,7 @@ func newChangesEnv(t *testing.T) *changesEnv {
 			st.RunTool(calls[0], dshgen.Result{Text: "Wrote 26 lines to " + forecastPath})
 		})
 		tb.Step(func(st *dshgen.Step) {
-			calls := st.Reply(dshgen.Text("`readings[-2]` is the previous reading; the latest is `readings[-1]`."),
+			calls := st.Reply(dshgen.Text("`rs[len(rs)-2]` is the reading before the latest; the latest is `rs[len(rs)-1]`."),
 				dshgen.ToolCall("edit", jsonArgs(t, map[string]any{"file_path": forecastPath, "old_string": forecastOld, "new_string": forecastNew})))
 			st.RunTool(calls[0], dshgen.Result{Text: "Edited " + forecastPath})
 		})
@@ -151,9 +151,25 @@ func (ce *changesEnv) open(t *testing.T, width int, route, sel string) context.C
 // TestEditShowsOneLineDiff: an edit whose old and new text are a 26-line block
 // with one line changed shows that one line removed and its replacement added,
 // with a few lines of context, both at once in the card — unified when narrow,
-// side by side when wide — and highlighted as Python.
+// side by side when wide — and highlighted as Go.
 func TestEditShowsOneLineDiff(t *testing.T) {
 	ce := newChangesEnv(t)
+	// The changed line and the rows expected around it, from the texts themselves.
+	oldLines := strings.Split(strings.TrimSuffix(forecastOld, "\n"), "\n")
+	newLines := strings.Split(strings.TrimSuffix(forecastNew, "\n"), "\n")
+	require.Len(t, oldLines, 26)
+	k := 0
+	for oldLines[k] == newLines[k] {
+		k++
+	}
+	var wantRows []string
+	for i := k - 3; i < k; i++ {
+		wantRows = append(wantRows, "eq:"+oldLines[i])
+	}
+	wantRows = append(wantRows, "del:"+oldLines[k], "add:"+newLines[k])
+	for i := k + 1; i <= k+3; i++ {
+		wantRows = append(wantRows, "eq:"+oldLines[i])
+	}
 	for _, w := range []int{760, 1600} {
 		card := fmt.Sprintf(`[data-testid="item"][data-seq="%d"] [data-testid="tool-card"]`, ce.editSeq)
 		ctx := ce.open(t, w, fmt.Sprintf("#/session/%s?seq=%d", ce.id, ce.editSeq), card+` [data-testid="diff"]`)
@@ -164,26 +180,22 @@ func TestEditShowsOneLineDiff(t *testing.T) {
 		if w < 1000 {
 			assert.Equal(t, "unified", layout)
 			rows := eval[[]string](t, ctx, fmt.Sprintf(`[...document.querySelectorAll('%s tr')].map(r => r.dataset.kind + ':' + r.querySelector('.code').textContent)`, diff))
-			assert.Equal(t, []string{
-				"eq:    if not readings:", "eq:        return None", "eq:    today = datetime.date.today()",
-				"del:    latest = readings[-2]", "add:    latest = readings[-1]",
-				"eq:    return {", `eq:        "station": station,`, `eq:        "date": today.isoformat(),`,
-			}, rows, "the change with three lines of context on each side")
+			assert.Equal(t, wantRows, rows, "the change with three lines of context on each side")
 		} else {
 			assert.Equal(t, "split", layout)
 			left := eval[string](t, ctx, fmt.Sprintf(`document.querySelector('%s td.code.del').textContent`, diff))
 			right := eval[string](t, ctx, fmt.Sprintf(`document.querySelector('%s td.code.add').textContent`, diff))
-			assert.Equal(t, "    latest = readings[-2]", left)
-			assert.Equal(t, "    latest = readings[-1]", right)
+			assert.Equal(t, oldLines[k], left)
+			assert.Equal(t, newLines[k], right)
 		}
 		// The rest of the block is folded into "unchanged lines" markers.
 		skips := eval[[]string](t, ctx, fmt.Sprintf(`[...document.querySelectorAll('%s .skip')].map(s => s.textContent.trim())`, diff))
-		assert.Equal(t, []string{"⋯ 8 unchanged lines", "⋯ 11 unchanged lines"}, skips)
+		assert.Equal(t, []string{fmt.Sprintf("⋯ %d unchanged lines", k-3), fmt.Sprintf("⋯ %d unchanged lines", len(oldLines)-k-4)}, skips)
 		// Both changed lines are on screen without scrolling the card or unfolding anything.
 		inView := fmt.Sprintf(`[...document.querySelectorAll('%s td.code.del, %s td.code.add')].every(td => { const r = td.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight && r.height > 0; })`, diff, diff)
 		eval[bool](t, ctx, fmt.Sprintf(`(document.querySelector('%s').scrollIntoView({block: 'center'}), true)`, diff))
 		poll(t, ctx, inView, "both changed lines in view")
-		// Python keywords are highlighted.
+		// Go keywords are highlighted.
 		assert.Positive(t, eval[int](t, ctx, fmt.Sprintf(`document.querySelectorAll('%s .hljs-keyword').length`, diff)))
 		shot(t, ctx, shared, fmt.Sprintf("diff-one-line-%d", w))
 	}
@@ -211,10 +223,10 @@ func TestFilesChangedPanel(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="files-panel"] [data-testid="code-view"]`))))
 	// Show the whole content, then compare it with the edit applied to the write.
 	eval[bool](t, ctx, `(document.querySelector('[data-testid="files-panel"] [data-testid="code-view"] .more')?.click(), true)`)
-	poll(t, ctx, `document.querySelector('[data-testid="files-panel"] [data-testid="code-view"] pre').textContent.includes('# end of forecast.py')`, "the whole final content")
+	poll(t, ctx, `document.querySelector('[data-testid="files-panel"] [data-testid="code-view"] pre').textContent.includes('return r, true')`, "the whole final content")
 	final := eval[string](t, ctx, `document.querySelector('[data-testid="files-panel"] [data-testid="code-view"] pre').textContent`)
 	assert.Equal(t, strings.TrimSuffix(forecastNew, "\n"), strings.TrimSuffix(final, "\n"))
-	assert.Equal(t, "python", eval[string](t, ctx, `document.querySelector('[data-testid="files-panel"] [data-testid="code-view"]').dataset.lang`))
+	assert.Equal(t, "go", eval[string](t, ctx, `document.querySelector('[data-testid="files-panel"] [data-testid="code-view"]').dataset.lang`))
 	shot(t, ctx, shared, "files-changed")
 
 	// Jump to the one-line edit.
@@ -300,7 +312,7 @@ func TestDemoReadsAsStories(t *testing.T) {
 	assert.Contains(t, prompts, "› Clean the build and publish the 0.9 release.")
 	se.shot(t, ctx, "demo-sessions")
 
-	id := eval[string](t, ctx, `[...document.querySelectorAll('[data-testid="session-row"]')].find(r => r.textContent.includes("Forecast shows yesterday")).dataset.id`)
+	id := eval[string](t, ctx, `[...document.querySelectorAll('[data-testid="session-row"]')].find(r => r.querySelector('.title').textContent.includes("Forecast shows yesterday")).dataset.id`)
 	require.NotEmpty(t, id)
 	assert.Equal(t, "2 files", eval[string](t, ctx, `document.querySelector('[data-testid="session-row"][data-id="`+id+`"] [data-testid="gist-files"]').textContent.trim()`))
 	ctx = se.open(t, 1280, "#/session/"+id, `[data-testid="tool-card"][data-tool="edit"] [data-testid="diff"]`)
@@ -312,7 +324,7 @@ func TestDemoReadsAsStories(t *testing.T) {
 	se.shot(t, ctx, "demo-forecast-diff")
 
 	ctx = se.open(t, 1280, "#/sessions", `[data-testid="session-row"]`)
-	rid := eval[string](t, ctx, `[...document.querySelectorAll('[data-testid="session-row"]')].find(r => r.textContent.includes("publish 0.9")).dataset.id`)
+	rid := eval[string](t, ctx, `[...document.querySelectorAll('[data-testid="session-row"]')].find(r => r.querySelector('.title').textContent.includes("publish 0.9")).dataset.id`)
 	ctx = se.open(t, 1280, "#/session/"+rid, `[data-kind="approval"]`)
 	text := eval[string](t, ctx, `document.querySelector('[data-kind="approval"]').innerText`)
 	assert.Contains(t, text, "git push --force rewrites origin/main")

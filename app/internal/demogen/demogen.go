@@ -90,8 +90,8 @@ func logs(base int64) ([]demoLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	fork := scripted(fs, "", forkTimezone)
-	sub := scripted(dshgen.SubagentSession(out[3].log, dshgen.Options{Seed: 112, ASCII: true}), "", subagentKinds)
+	fork := scripted(fs, "Forecast in the station's time zone", forkTimezone)
+	sub := scripted(dshgen.SubagentSession(out[3].log, dshgen.Options{Seed: 112, ASCII: true}), "Find kinds printed as numbers", subagentKinds)
 	// The torn log ends with its last turn/end, so cutting that line leaves the
 	// turn unended (interrupted): its title comes first.
 	ts := dshgen.New(dshgen.Options{Seed: 401, Cwd: "/home/demo/dotfiles", Families: dshgen.FamilyTools, ASCII: true,

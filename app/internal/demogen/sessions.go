@@ -233,9 +233,9 @@ var refactorLexer = []turn{{
 
 // brewReminder: a scheduled prompt (shown in the demo, never fired).
 var brewReminder = []turn{{
-	prompt: "Every Monday morning, remind me to update Homebrew and tell me what changed.",
+	prompt: "Every week, remind me to update Homebrew and tell me what changed. And in three hours, remind me to check whether the iTerm2 cask got the font fix.",
 	steps: []step{
-		{say: "Scheduled: every Monday at 09:00 I'll run `brew update`, list the outdated formulae and ask before upgrading anything."},
+		{say: "Scheduled two prompts: every 7 days from tomorrow I'll run `brew update`, list the outdated formulae and ask before upgrading anything; and in three hours, a one-off check of the iTerm2 cask."},
 	},
 }}
 
