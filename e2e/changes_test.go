@@ -238,6 +238,16 @@ func TestFilesChangedPanel(t *testing.T) {
 	poll(t, ctx, fmt.Sprintf(`(() => { const el = document.querySelector('[data-testid="item"][data-seq="%d"]'); if (!el) return false; const r = el.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; })()`, ce.editSeq),
 		"the edit in view after the jump")
 
+	// The cost button opens the session's usage per turn, summing to its totals.
+	sess, err := ce.store.Session(context.Background(), ce.id)
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="usage-toggle"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="usage-total"]`))))
+	assert.Equal(t, fmt.Sprint(sess.Tokens.Input+sess.Tokens.Output+sess.Tokens.CacheRead),
+		eval[string](t, ctx, `document.querySelector('[data-testid="usage-total"]').dataset.total`))
+	assert.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll('[data-testid="session-usage"] tbody tr').length`), "one turn")
+	shot(t, ctx, shared, "session-usage")
+
 	// The sessions list row says what happened.
 	ctx = ce.open(t, 1280, "#/sessions", `[data-testid="session-row"]`)
 	row := fmt.Sprintf(`[data-testid="session-row"][data-id="%s"]`, ce.id)
