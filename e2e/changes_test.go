@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -340,4 +341,29 @@ func TestDemoReadsAsStories(t *testing.T) {
 	text := eval[string](t, ctx, `document.querySelector('[data-kind="approval"]').innerText`)
 	assert.Contains(t, text, "git push --force rewrites origin/main")
 	se.shot(t, ctx, "demo-approval-denied")
+}
+
+// TestEmojiRender: an emoji in the UI's font stack draws in colour (the emoji
+// font named in app.css), not as an empty box. Skipped where no emoji font is
+// installed (scripts/setup.sh installs fonts-noto-color-emoji).
+func TestEmojiRender(t *testing.T) {
+	e := need(t)
+	if out, err := exec.Command("fc-list", ":charset=1f600").Output(); err != nil || len(strings.TrimSpace(string(out))) == 0 {
+		t.Skip("no emoji font installed (apt-get install fonts-noto-color-emoji)")
+	}
+	ctx := browser(t, e, 800, 600)
+	open(t, ctx, e, "#/sessions", `[data-testid="session-row"]`)
+	// Draw 😀 with the body's font on a canvas and count the coloured pixels.
+	coloured := eval[int](t, ctx, `(async () => {
+		const font = getComputedStyle(document.body).fontFamily;
+		await document.fonts.load('32px ' + font, '😀');
+		const c = document.createElement('canvas'); c.width = c.height = 48;
+		const g = c.getContext('2d'); g.font = '32px ' + font; g.textBaseline = 'top'; g.fillStyle = '#000';
+		g.fillText('😀', 4, 4);
+		const d = g.getImageData(0, 0, 48, 48).data;
+		let n = 0;
+		for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && (Math.abs(d[i] - d[i + 1]) > 40 || Math.abs(d[i + 1] - d[i + 2]) > 40)) n++;
+		return n;
+	})()`)
+	assert.Greater(t, coloured, 50, "the emoji drew in colour")
 }
