@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,10 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/logbook/logbook/app"
-	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/dshgen"
-	"github.com/logbook/logbook/index"
 )
 
 // forecastV1 is the 26-line Go file the scripted session writes; its edit changes
@@ -65,11 +62,9 @@ const forecastPath = "/home/dev/weather/forecast.go"
 // changesEnv is an app over one scripted session that writes a file, edits one
 // line of it, and tries an edit that fails.
 type changesEnv struct {
-	url, base string
-	id        string
-	store     *archive.Store
-	dbPath    string
-	editSeq   int64 // the one-line edit's call seq
+	*env
+	id      string
+	editSeq int64 // the one-line edit's call seq
 }
 
 func jsonArgs(t *testing.T, v map[string]any) string {
@@ -82,13 +77,8 @@ func jsonArgs(t *testing.T, v map[string]any) string {
 func newChangesEnv(t *testing.T) *changesEnv {
 	t.Helper()
 	need(t)
-	ctx, cancel := context.WithCancel(context.Background())
 	dir := t.TempDir()
-	ce := &changesEnv{id: "session-fix-forecast", dbPath: filepath.Join(dir, "logbook.db")}
-	store := archive.New(ce.dbPath)
-	require.NoError(t, store.Open(ctx))
-	ce.store = store
-
+	ce := &changesEnv{id: "session-fix-forecast"}
 	g := dshgen.New(dshgen.Options{Seed: 11, ID: ce.id, Cwd: "/home/dev/weather", Families: dshgen.FamilyTools,
 		CreatedAt: time.Now().Add(-2 * time.Hour).UnixMilli()})
 	g.Turn(func(tb *dshgen.Turn) {
@@ -110,11 +100,17 @@ func newChangesEnv(t *testing.T) *changesEnv {
 		})
 		tb.Step(func(st *dshgen.Step) { st.Reply(dshgen.Text("Fixed: the forecast now uses the latest reading.")) })
 	})
-	path, err := g.Log().WriteFile(filepath.Join(dir, "logs"), false)
+	logs := filepath.Join(dir, "logs")
+	_, err := g.Log().WriteFile(logs, false)
 	require.NoError(t, err)
-	_, err = store.Import(ctx, []string{path}, archive.ImportOptions{})
-	require.NoError(t, err)
-	calls, err := store.ToolCalls(ctx, ce.id)
+
+	// The same archive, index, app and server as the shared environment, over this log.
+	ctx, cancel := context.WithCancel(context.Background())
+	ce.env = &env{dataDir: filepath.Join(dir, "data"), cancel: cancel}
+	require.NoError(t, os.MkdirAll(ce.dataDir, 0o755))
+	t.Cleanup(ce.close)
+	require.NoError(t, ce.serve(ctx, []string{logs}))
+	calls, err := ce.store.ToolCalls(ctx, ce.id)
 	require.NoError(t, err)
 	for _, c := range calls {
 		if c.Name == "edit" && !c.IsError {
@@ -122,29 +118,12 @@ func newChangesEnv(t *testing.T) *changesEnv {
 		}
 	}
 	require.NotZero(t, ce.editSeq)
-
-	idx, err := index.Open(filepath.Join(dir, "index"))
-	require.NoError(t, err)
-	hub := app.NewHub()
-	a := app.New(app.Deps{Archive: store, Index: idx, Events: hub, Version: "e2e", DataDir: dir, Roots: []string{}})
-	a.Startup(ctx)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := app.NewServer(a, hub, app.ServerOptions{Addr: ln.Addr().String()})
-	ce.url, ce.base = srv.URL(), "http://"+ln.Addr().String()+"/"
-	go func() { _ = app.ListenAndServe(ctx, ln, srv) }()
-	t.Cleanup(func() {
-		cancel()
-		a.Shutdown(context.Background())
-		_ = idx.Close()
-		_ = store.Close()
-	})
 	return ce
 }
 
 func (ce *changesEnv) open(t *testing.T, width int, route, sel string) context.Context {
 	t.Helper()
-	ctx := browser(t, &env{url: ce.url}, width, 900)
+	ctx := browser(t, ce.env, width, 900)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(ce.base+route), chromedp.WaitVisible(chromedp.CSS(sel))))
 	return ctx
 }
