@@ -307,6 +307,7 @@ func supersede(ctx context.Context, tx *sql.Tx, pk, now int64) error {
 		`DELETE FROM approvals WHERE session_pk = ?`,
 		`DELETE FROM compactions WHERE session_pk = ?`,
 		`DELETE FROM schedules WHERE session_pk = ?`,
+		`DELETE FROM usage WHERE session_pk = ?`,
 	}
 	for i, q := range stmts {
 		args := []any{pk}

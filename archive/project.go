@@ -93,6 +93,12 @@ var projectorSQL = map[string]string{
 			summary_seq = excluded.summary_seq, summary = excluded.summary, shadowed_start = excluded.shadowed_start,
 			shadowed_end = excluded.shadowed_end, shadowed_seqs = excluded.shadowed_seqs,
 			shadowed_tokens = excluded.shadowed_tokens, provider = excluded.provider, model = excluded.model`,
+	// A re-projection writes the same rows again: the usage a seq reported is replaced, not added.
+	"usage": `INSERT INTO usage (session_pk, seq, time, turn, input, output, reasoning, cache_read)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_pk, seq) DO UPDATE SET
+			time = excluded.time, turn = excluded.turn, input = excluded.input, output = excluded.output,
+			reasoning = excluded.reasoning, cache_read = excluded.cache_read`,
 	"compactionReplace": `UPDATE compactions SET replace_seq = ? WHERE session_pk = ? AND compaction_id = ?`,
 	"compactionEnd": `INSERT INTO compactions (session_pk, compaction_id, kind, turn, end_seq, ended_at, error, status)
 		VALUES (?, ?, 'compaction', ?, ?, ?, ?, ?)
@@ -285,6 +291,7 @@ func (p *projector) item(at eventAt, it format.Item) error {
 		p.st.Tokens.Output += it.Output
 		p.st.Tokens.Reasoning += it.Reasoning
 		p.st.Tokens.CacheRead += it.CacheRead
+		return p.exec("usage", p.pk, seq, t, turn, it.Input, it.Output, it.Reasoning, it.CacheRead)
 	case format.ModelItem:
 		p.addModel(it.Provider, it.Model)
 	case format.ToolCallItem:

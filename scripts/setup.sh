@@ -16,8 +16,9 @@ pkgs=(zstd ca-certificates git make)
 # The desktop window (Wails v2, cgo): GTK 3 and WebKitGTK 4.0 headers (toolchain.md §1).
 pkgs+=(libgtk-3-dev libwebkit2gtk-4.0-dev pkg-config gcc)
 # The window self-test under a virtual display; without a font nothing renders, and
-# without a CJK font the (often Chinese) sessions render as boxes.
-pkgs+=(xvfb xauth fonts-dejavu-core fonts-wqy-zenhei)
+# without a CJK font the (often Chinese) sessions render as boxes, without an emoji
+# font emoji do (the UI names Noto Color Emoji in its font stacks).
+pkgs+=(xvfb xauth fonts-dejavu-core fonts-wqy-zenhei fonts-noto-color-emoji)
 # Browser end-to-end tests of the served UI (chromedp drives it over CDP).
 pkgs+=(chromium)
 # GNU time: the fault suite reads a child's true peak RSS from it (a Go parent's

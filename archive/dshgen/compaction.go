@@ -12,7 +12,17 @@ func (t *Turn) Compact(fail bool) bool {
 	if t.inStep {
 		panic("dshgen: Compact inside a step")
 	}
-	_, ok := t.s.compact(t.n, "", fail)
+	_, ok := t.s.compact(t.n, "", fail, "")
+	return ok
+}
+
+// CompactWith is Compact (never failing) with the summary the model wrote, for
+// scripted sessions a person reads (the demo archive).
+func (t *Turn) CompactWith(summary string) bool {
+	if t.inStep {
+		panic("dshgen: CompactWith inside a step")
+	}
+	_, ok := t.s.compact(t.n, "", false, summary)
 	return ok
 }
 
@@ -27,7 +37,7 @@ func (s *Session) ManualCompact() bool {
 	}
 	cmd := "cmd-" + s.txt.uuid()[:8] + "-" + strconv.Itoa(s.rng.IntN(9)+1)
 	s.event("command/run", obj{{"commandId", cmd}, {"name", "compact"}, {"source", obj{{"kind", "user"}}}})
-	f, _ := s.compact(0, cmd, false)
+	f, _ := s.compact(0, cmd, false, "")
 	s.event("command/done", obj{{"commandId", cmd}, {"kind", "success"}, {"sourceEventSeq", f.EndSeq},
 		{"text", "Compacted " + strconv.Itoa(len(f.ShadowedSeqs)) + " messages."}})
 	return true
@@ -49,8 +59,9 @@ func (s *Session) compactionSpan() (int, int, bool) {
 	return 0, cands[k], true
 }
 
-// compact writes one bracket; turn 0 writes turn:null.
-func (s *Session) compact(turn int64, cmd string, fail bool) (CompactionFact, bool) {
+// compact writes one bracket; turn 0 writes turn:null. An empty text is a generated
+// summary.
+func (s *Session) compact(turn int64, cmd string, fail bool, text string) (CompactionFact, bool) {
 	i, j, ok := s.compactionSpan()
 	if !ok {
 		return CompactionFact{}, false
@@ -80,7 +91,10 @@ func (s *Session) compact(turn int64, cmd string, fail bool) (CompactionFact, bo
 		shadowed = append(shadowed, n.seq)
 	}
 	f.ShadowedSeqs = shadowed
-	summaryText := "<summary>\n" + s.txt.sentence(60) + "\n</summary>"
+	if text == "" {
+		text = s.txt.sentence(60)
+	}
+	summaryText := "<summary>\n" + text + "\n</summary>"
 	summary := obj{{"compactionId", id}}
 	if cmd != "" {
 		summary = append(summary, kv{"sourceCommandId", cmd})

@@ -41,6 +41,17 @@ func childDefaults(parent *Log, o Options, bareID bool) Options {
 // is a fork-mode subagent (origin "subagent", delegationDepth parent+1, descriptor
 // events). Zero o.ID/Cwd/CreatedAt are derived from the parent.
 func Fork(parent *Log, atSeq int64, o Options) (*Log, error) {
+	s, err := ForkSession(parent, atSeq, o)
+	if err != nil {
+		return nil, err
+	}
+	s.playRandomTurns(s.o.Turns)
+	return s.Log(), nil
+}
+
+// ForkSession is Fork without the child's own turns: the caller scripts them on
+// the returned session and calls Log.
+func ForkSession(parent *Log, atSeq int64, o Options) (*Session, error) {
 	if atSeq < 0 || atSeq > parent.events {
 		return nil, fmt.Errorf("dshgen: fork point %d outside parent events [0, %d]", atSeq, parent.events)
 	}
@@ -59,8 +70,7 @@ func Fork(parent *Log, atSeq int64, o Options) (*Log, error) {
 	if o.Subagent {
 		s.Preamble()
 	}
-	s.playRandomTurns(o.Turns)
-	return s.Log(), nil
+	return s, nil
 }
 
 // SubagentOf returns an unseeded subagent child of parent: origin "subagent",
@@ -68,6 +78,14 @@ func Fork(parent *Log, atSeq int64, o Options) (*Log, error) {
 // subagent/descriptor and subagent/model-selection-policy, then o.Turns (default 2)
 // turns.
 func SubagentOf(parent *Log, o Options) *Log {
+	s := SubagentSession(parent, o)
+	s.playRandomTurns(s.o.Turns)
+	return s.Log()
+}
+
+// SubagentSession is SubagentOf without the child's turns: the caller scripts
+// them on the returned session and calls Log.
+func SubagentSession(parent *Log, o Options) *Session {
 	o.Subagent = true
 	if o.CreatedAt == 0 {
 		o.CreatedAt = parent.lastTime + 1000
@@ -75,8 +93,7 @@ func SubagentOf(parent *Log, o Options) *Log {
 	o = childDefaults(parent, o, true)
 	s := New(o)
 	s.Preamble()
-	s.playRandomTurns(o.Turns)
-	return s.Log()
+	return s
 }
 
 // playRandomTurns writes n unscripted turns.

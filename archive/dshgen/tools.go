@@ -22,6 +22,8 @@ type Result struct {
 	ErrName  string // data.error.name (default "ToolError")
 	ErrCode  string // data.error.code (default "TOOL_FAILED")
 	Approval string // outcome asked/decided between tool/call and tool/result; "" = none
+	// ApprovalReason is the approval/asked reason; generated when empty.
+	ApprovalReason string
 }
 
 // ToolCall writes the tool/call event that starts an advertised call.
@@ -46,10 +48,18 @@ func (st *Step) ToolCall(c Call) int64 {
 // Approval writes approval/asked for c and, unless outcome is ApprovalPending,
 // approval/decided. It returns the approval id.
 func (st *Step) Approval(c Call, outcome string) string {
+	return st.approval(c, outcome, "")
+}
+
+// approval is Approval with the reason asked ("" = generated).
+func (st *Step) approval(c Call, outcome, reason string) string {
 	s := st.s
 	id := s.txt.uuid()
+	if reason == "" {
+		reason = "escalate sandbox to workspace-write: " + s.txt.sentence(6)
+	}
 	asked := s.event("approval/asked", obj{{"id", id}, {"toolName", c.Name}, {"callId", c.ID},
-		{"reason", "escalate sandbox to workspace-write: " + s.txt.sentence(6)}})
+		{"reason", reason}})
 	fact := ApprovalFact{ID: id, CallID: c.ID, AskedSeq: asked, DecidedSeq: -1, Outcome: outcome}
 	if outcome != ApprovalPending {
 		s.now += 500 + int64(s.rng.IntN(5000))
@@ -125,7 +135,7 @@ func (s *Session) appendToolResultData(tn toolNode, text func()) {
 func (st *Step) RunTool(c Call, r Result) int64 {
 	callSeq := st.ToolCall(c)
 	if r.Approval != "" {
-		st.Approval(c, r.Approval)
+		st.approval(c, r.Approval, r.ApprovalReason)
 		switch r.Approval {
 		case ApprovalRejected:
 			r.IsError, r.ErrName, r.ErrCode = true, "ApprovalRejectedError", "APPROVAL_REJECTED"

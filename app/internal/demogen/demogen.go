@@ -23,17 +23,21 @@ import (
 // 2026-01-01T00:00:00Z. demodata.Write moves them to the day they are written.
 const Base int64 = 1767225600000
 
-// Projects are the demo's generated sessions: cwd, seed and turns.
-var Projects = []struct {
+// Project is one scripted session of the demo.
+type Project struct {
 	Cwd   string
 	Seed  uint64
-	Turns int
-}{
-	{"/home/demo/weather-app", 101, 10},
-	{"/home/demo/weather-app", 102, 6},
-	{"/home/demo/compiler", 201, 12},
-	{"/home/demo/compiler", 202, 5},
-	{"/home/demo/dotfiles", 301, 4},
+	Title string
+	turns []turn
+}
+
+// Projects are the demo's scripted sessions (sessions.go), one every two days.
+var Projects = []Project{
+	{"/home/demo/weather-app", 101, "Forecast shows yesterday's temperature", fixForecast},
+	{"/home/demo/weather-app", 102, "Wind chill helper with tests", windChill},
+	{"/home/demo/compiler", 201, "Clean build and publish 0.9", releaseDenied},
+	{"/home/demo/compiler", 202, "Name token kinds in error messages", refactorLexer},
+	{"/home/demo/dotfiles", 301, "Weekly Homebrew reminder", brewReminder},
 }
 
 // demoLog is one log of the demo and how it is written.
@@ -43,26 +47,57 @@ type demoLog struct {
 	tear       bool // cut in the middle of its last line
 }
 
-// logs generates the demo dated from base (epoch ms): the projects' sessions
-// over the days after base, a fork of the first and a subagent it delegated to,
-// and a log whose writer died mid-line. The generator is deterministic, so the
-// same sessions (ids, text) come out every time; only their dates follow base.
+// scripted plays turns into s, titles the session after its first prompt, and
+// returns the finished log.
+func scripted(s *dshgen.Session, title string, turns []turn) *dshgen.Log {
+	first := s.NextSeq() + 1 // the prompt follows turn/start
+	play(s, turns)
+	if title != "" {
+		s.Title(title, "provider", []int64{first})
+	}
+	return s.Log()
+}
+
+// logs generates the demo dated from base (epoch ms): the scripted sessions over
+// the days after base, a fork of the first and a subagent the refactor delegated
+// to, and a log whose writer died mid-line. The generator is deterministic, so
+// the same sessions (ids, text) come out every time; only their dates follow base.
 func logs(base int64) ([]demoLog, error) {
 	const day = int64(24 * time.Hour / time.Millisecond)
 	var out []demoLog
 	for i, p := range Projects {
-		l := dshgen.Generate(dshgen.Options{Seed: p.Seed, Cwd: p.Cwd, Turns: p.Turns,
-			CreatedAt: base + int64(i)*2*day, ASCII: i%2 == 0})
+		s := dshgen.New(dshgen.Options{Seed: p.Seed, Cwd: p.Cwd, Families: dshgen.FamilyTools,
+			CreatedAt: base + int64(i)*2*day, ASCII: true})
+		if p.turns == nil {
+			return nil, fmt.Errorf("demo: project %d has no script", i)
+		}
+		var l *dshgen.Log
+		if i == 4 { // the scheduled prompts
+			play(s, p.turns)
+			// Both come due within days of the demo's last session, so a scheduler
+			// that wrongly armed them would fire them (scheduler/demo_test.go).
+			s.ScheduleCreateAt("every", "Run brew update, list the outdated formulae and ask before upgrading anything.", s.Now()+day, 7*day/1000)
+			s.ScheduleCreateAt("at", "Check whether the iTerm2 cask picked up the font rendering fix.", s.Now()+3*60*60*1000, 0)
+			s.Title(p.Title, "user", nil)
+			l = s.Log()
+		} else {
+			l = scripted(s, p.Title, p.turns)
+		}
 		out = append(out, demoLog{log: l, compressed: i%2 == 1})
 	}
 	first := out[0].log
-	fork, err := dshgen.Fork(first, first.LastSeq()/2, dshgen.Options{Seed: 111, Turns: 3, ASCII: true})
+	fs, err := dshgen.ForkSession(first, first.LastSeq()/2, dshgen.Options{Seed: 111, ASCII: true})
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	sub := dshgen.SubagentOf(first, dshgen.Options{Seed: 112, Turns: 2, ASCII: true})
-	torn := dshgen.Generate(dshgen.Options{Seed: 401, Cwd: "/home/demo/dotfiles", Turns: 3, ASCII: true,
+	fork := scripted(fs, "Forecast in the station's time zone", forkTimezone)
+	sub := scripted(dshgen.SubagentSession(out[3].log, dshgen.Options{Seed: 112, ASCII: true}), "Find kinds printed as numbers", subagentKinds)
+	// The torn log ends with its last turn/end, so cutting that line leaves the
+	// turn unended (interrupted): its title comes first.
+	ts := dshgen.New(dshgen.Options{Seed: 401, Cwd: "/home/demo/dotfiles", Families: dshgen.FamilyTools, ASCII: true,
 		CreatedAt: base + 9*day})
+	ts.Title("Git aliases", "user", nil)
+	torn := scripted(ts, "", gitAliases)
 	return append(out, demoLog{log: fork}, demoLog{log: sub}, demoLog{log: torn, tear: true}), nil
 }
 

@@ -11,6 +11,7 @@ import * as App from '../../wailsjs/go/app/App';
 import type {
   EventMap, TimelineQuery, SearchRequest, ScheduleAction, ImportSettings, SchedulerConfig, Wire, ExportOptions, RedactDecisions,
   WebhookSettings,
+  UsageFilter, Prices,
 } from './types';
 
 export * from './types';
@@ -113,6 +114,7 @@ const readOnly = new Set<MethodName>([
   'Info', 'Sessions', 'Session', 'Timeline', 'SessionState', 'Search', 'Approvals', 'Compactions', 'ImportStatus',
   'FileProblems', 'InterruptedSessions', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys', 'ExportScan',
   'WebhookSettings',
+  'FileEdits', 'SessionUsage', 'Usage', 'SessionGists', 'Prices',
 ]);
 
 const GAVE_UP =
@@ -296,4 +298,14 @@ export const api = {
   setWebhookSettings: (s: WebhookSettings) => run(() => App.SetWebhookSettings(arg(s))),
   exportScan: (id: string, o: ExportOptions) => run(() => App.ExportScan(id, arg(o))),
   exportSession: (id: string, o: ExportOptions, d: RedactDecisions) => run(() => App.Export(id, arg(o), arg(d))),
+  /** The file changes a session's tool calls made (Files-changed panel). */
+  fileEdits: (id: string) => run(() => App.FileEdits(id)),
+  /** A session's token usage per turn and model. */
+  sessionUsage: (id: string) => run(() => App.SessionUsage(id)),
+  /** The usage dashboard across sessions and projects. */
+  usage: (f: UsageFilter) => run(() => App.Usage(arg(f))),
+  /** Every session's row gist: last prompt, files changed, tool errors. */
+  sessionGists: () => run(() => App.SessionGists()),
+  prices: () => run(() => App.Prices()),
+  setPrices: (p: Prices) => run(() => App.SetPrices(arg(p))),
 };

@@ -38,6 +38,17 @@ export type TimelinePage = Wire<archive.TimelinePage>;
 export type TimelineItem = Wire<archive.TimelineItem>;
 export type Message = Wire<archive.Message>;
 export type ToolCall = Wire<archive.ToolCall>;
+/** One change a tool call made to a file (write, replace, insert): the Files-changed panel's input. */
+export type FileEdit = Wire<archive.FileEdit>;
+/** Token usage of one group (day, project, turn) for one model. */
+export type UsageRow = Wire<archive.UsageRow>;
+export type UsageReport = Wire<archive.UsageReport>;
+export type UsageFilter = Partial<Wire<archive.UsageFilter>>;
+/** What a sessions-list row says happened: last prompt, files changed, tool errors. */
+export type SessionGist = Wire<archive.SessionGist>;
+/** The price table (USD per million tokens) usage costs are estimated from. */
+export type Prices = Wire<app.Prices>;
+export type ModelPrice = Wire<app.ModelPrice>;
 export type Approval = Wire<archive.Approval>;
 export type Compaction = Wire<archive.Compaction>;
 export type Marker = Wire<format.Marker>;

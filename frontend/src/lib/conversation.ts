@@ -442,7 +442,7 @@ export function describeTool(name: string, rawArgs: string): ToolView {
   if (oldText !== undefined || newText !== undefined || /^(edit|str_replace|replace|patch|apply_patch|multi_edit)$/.test(n)) {
     return { ...base, kind: 'edit', path, oldText, newText, summary: path ?? firstLine(p.text) };
   }
-  const content = str(a.content) ?? str(a.contents) ?? str(a.text);
+  const content = str(a.content) ?? str(a.contents) ?? str(a.text) ?? str(a.file_text);
   if (/^(write|write_file|create|create_file)$/.test(n) || (path && content !== undefined)) {
     return { ...base, kind: 'write', path, content, summary: path ?? firstLine(p.text) };
   }

@@ -2,7 +2,7 @@
 // from the Wails asset server and from `logbook serve` without server-side routes.
 
 export interface Route {
-  view: string; // sessions | session | search | approvals | compactions | schedules | import | settings
+  view: string; // sessions | session | search | approvals | compactions | schedules | usage | import | settings
   arg: string; // e.g. the session id for "session"
   params: URLSearchParams;
 }

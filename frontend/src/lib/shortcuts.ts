@@ -21,6 +21,7 @@ export const GO_TO: { view: string; key: string; label: string }[] = [
   { view: 'approvals', key: 'a', label: 'Approvals' },
   { view: 'compactions', key: 'c', label: 'Compactions' },
   { view: 'schedules', key: 'p', label: 'Schedules' },
+  { view: 'usage', key: 'u', label: 'Usage' },
   { view: 'import', key: 'i', label: 'Import' },
   { view: 'settings', key: 'o', label: 'Settings' },
 ];

@@ -293,6 +293,54 @@ export namespace app {
 	        this.self_test = source["self_test"];
 	    }
 	}
+	export class ModelPrice {
+	    match: string;
+	    input: number;
+	    output: number;
+	    cache_read: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ModelPrice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.match = source["match"];
+	        this.input = source["input"];
+	        this.output = source["output"];
+	        this.cache_read = source["cache_read"];
+	    }
+	}
+	export class Prices {
+	    models: ModelPrice[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Prices(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.models = this.convertValues(source["models"], ModelPrice);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class ScheduleRow {
 	    session_id: string;
 	    id: string;
@@ -619,6 +667,40 @@ export namespace archive {
 		    }
 		    return a;
 		}
+	}
+	export class FileEdit {
+	    seq: number;
+	    turn?: number;
+	    call_id: string;
+	    tool: string;
+	    path: string;
+	    op: string;
+	    old?: string;
+	    new: string;
+	    insert_line?: number;
+	    replace_all?: boolean;
+	    failed: boolean;
+	    pending: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileEdit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.seq = source["seq"];
+	        this.turn = source["turn"];
+	        this.call_id = source["call_id"];
+	        this.tool = source["tool"];
+	        this.path = source["path"];
+	        this.op = source["op"];
+	        this.old = source["old"];
+	        this.new = source["new"];
+	        this.insert_line = source["insert_line"];
+	        this.replace_all = source["replace_all"];
+	        this.failed = source["failed"];
+	        this.pending = source["pending"];
+	    }
 	}
 	export class FileStatus {
 	    path: string;
@@ -966,7 +1048,67 @@ export namespace archive {
 		    return a;
 		}
 	}
+	export class SessionGist {
+	    id: string;
+	    last_prompt: string;
+	    files_changed: number;
+	    tool_errors: number;
 	
+	    static createFrom(source: any = {}) {
+	        return new SessionGist(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.last_prompt = source["last_prompt"];
+	        this.files_changed = source["files_changed"];
+	        this.tool_errors = source["tool_errors"];
+	    }
+	}
+	
+	export class SessionSpan {
+	    id: string;
+	    title: string;
+	    project: string;
+	    duration_ms: number;
+	    turns: number;
+	    tool_calls: number;
+	    tokens: Tokens;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionSpan(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.title = source["title"];
+	        this.project = source["project"];
+	        this.duration_ms = source["duration_ms"];
+	        this.turns = source["turns"];
+	        this.tool_calls = source["tool_calls"];
+	        this.tokens = this.convertValues(source["tokens"], Tokens);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class StateEntry {
 	    type: string;
 	    seq: number;
@@ -1242,6 +1384,129 @@ export namespace archive {
 	    }
 	}
 	
+	
+	export class ToolUse {
+	    name: string;
+	    calls: number;
+	    errors: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ToolUse(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.calls = source["calls"];
+	        this.errors = source["errors"];
+	    }
+	}
+	export class UsageFilter {
+	    project: string;
+	    since_ms: number;
+	    tz_offset_minutes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageFilter(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.project = source["project"];
+	        this.since_ms = source["since_ms"];
+	        this.tz_offset_minutes = source["tz_offset_minutes"];
+	    }
+	}
+	export class UsageRow {
+	    key: string;
+	    model: string;
+	    tokens: Tokens;
+	    events: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageRow(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.model = source["model"];
+	        this.tokens = this.convertValues(source["tokens"], Tokens);
+	        this.events = source["events"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class UsageReport {
+	    days: UsageRow[];
+	    projects: UsageRow[];
+	    totals: Tokens;
+	    dated: Tokens;
+	    sessions: number;
+	    turns: number;
+	    tool_calls: number;
+	    tool_errors: number;
+	    approvals: number;
+	    approvals_allowed: number;
+	    approvals_denied: number;
+	    tools: ToolUse[];
+	    longest: SessionSpan[];
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.days = this.convertValues(source["days"], UsageRow);
+	        this.projects = this.convertValues(source["projects"], UsageRow);
+	        this.totals = this.convertValues(source["totals"], Tokens);
+	        this.dated = this.convertValues(source["dated"], Tokens);
+	        this.sessions = source["sessions"];
+	        this.turns = source["turns"];
+	        this.tool_calls = source["tool_calls"];
+	        this.tool_errors = source["tool_errors"];
+	        this.approvals = source["approvals"];
+	        this.approvals_allowed = source["approvals_allowed"];
+	        this.approvals_denied = source["approvals_denied"];
+	        this.tools = this.convertValues(source["tools"], ToolUse);
+	        this.longest = this.convertValues(source["longest"], SessionSpan);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 

@@ -19,6 +19,8 @@ export function Export(arg1:string,arg2:app.ExportOptions,arg3:redact.Decisions)
 
 export function ExportScan(arg1:string,arg2:app.ExportOptions):Promise<redact.Report>;
 
+export function FileEdits(arg1:string):Promise<Array<archive.FileEdit>>;
+
 export function FileProblems(arg1:string):Promise<Array<format.Problem>>;
 
 export function FollowStatus():Promise<app.FollowStatus>;
@@ -32,6 +34,8 @@ export function Info():Promise<app.Info>;
 export function InterruptedSessions():Promise<Array<string>>;
 
 export function NewAPIKey(arg1:string):Promise<apikey.NewKey>;
+
+export function Prices():Promise<app.Prices>;
 
 export function RevokeAPIKey(arg1:string):Promise<void>;
 
@@ -49,11 +53,17 @@ export function SelfTest(arg1:string):Promise<string>;
 
 export function Session(arg1:string):Promise<app.SessionDetail>;
 
+export function SessionGists():Promise<Array<archive.SessionGist>>;
+
 export function SessionState(arg1:string,arg2:number):Promise<archive.SessionState>;
+
+export function SessionUsage(arg1:string):Promise<Array<archive.UsageRow>>;
 
 export function Sessions():Promise<Array<archive.Session>>;
 
 export function SetImportSettings(arg1:app.ImportSettings):Promise<void>;
+
+export function SetPrices(arg1:app.Prices):Promise<void>;
 
 export function SetSchedulerConfig(arg1:app.SchedulerConfig):Promise<void>;
 
@@ -62,5 +72,7 @@ export function SetWebhookSettings(arg1:app.WebhookSettings):Promise<app.Webhook
 export function StartImport():Promise<void>;
 
 export function Timeline(arg1:string,arg2:archive.TimelineQuery):Promise<archive.TimelinePage>;
+
+export function Usage(arg1:archive.UsageFilter):Promise<archive.UsageReport>;
 
 export function WebhookSettings():Promise<app.WebhookStatus>;

@@ -26,6 +26,10 @@ export function ExportScan(arg1, arg2) {
   return window['go']['app']['App']['ExportScan'](arg1, arg2);
 }
 
+export function FileEdits(arg1) {
+  return window['go']['app']['App']['FileEdits'](arg1);
+}
+
 export function FileProblems(arg1) {
   return window['go']['app']['App']['FileProblems'](arg1);
 }
@@ -52,6 +56,10 @@ export function InterruptedSessions() {
 
 export function NewAPIKey(arg1) {
   return window['go']['app']['App']['NewAPIKey'](arg1);
+}
+
+export function Prices() {
+  return window['go']['app']['App']['Prices']();
 }
 
 export function RevokeAPIKey(arg1) {
@@ -86,8 +94,16 @@ export function Session(arg1) {
   return window['go']['app']['App']['Session'](arg1);
 }
 
+export function SessionGists() {
+  return window['go']['app']['App']['SessionGists']();
+}
+
 export function SessionState(arg1, arg2) {
   return window['go']['app']['App']['SessionState'](arg1, arg2);
+}
+
+export function SessionUsage(arg1) {
+  return window['go']['app']['App']['SessionUsage'](arg1);
 }
 
 export function Sessions() {
@@ -96,6 +112,10 @@ export function Sessions() {
 
 export function SetImportSettings(arg1) {
   return window['go']['app']['App']['SetImportSettings'](arg1);
+}
+
+export function SetPrices(arg1) {
+  return window['go']['app']['App']['SetPrices'](arg1);
 }
 
 export function SetSchedulerConfig(arg1) {
@@ -112,6 +132,10 @@ export function StartImport() {
 
 export function Timeline(arg1, arg2) {
   return window['go']['app']['App']['Timeline'](arg1, arg2);
+}
+
+export function Usage(arg1) {
+  return window['go']['app']['App']['Usage'](arg1);
 }
 
 export function WebhookSettings() {
