@@ -51,6 +51,8 @@ export function Session(arg1:string):Promise<app.SessionDetail>;
 
 export function SessionState(arg1:string,arg2:number):Promise<archive.SessionState>;
 
+export function SessionTurns(arg1:string):Promise<Array<archive.TurnSummary>>;
+
 export function Sessions():Promise<Array<archive.Session>>;
 
 export function SetImportSettings(arg1:app.ImportSettings):Promise<void>;

@@ -90,6 +90,10 @@ export function SessionState(arg1, arg2) {
   return window['go']['app']['App']['SessionState'](arg1, arg2);
 }
 
+export function SessionTurns(arg1) {
+  return window['go']['app']['App']['SessionTurns'](arg1);
+}
+
 export function Sessions() {
   return window['go']['app']['App']['Sessions']();
 }
