@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -132,4 +133,131 @@ func TestSearchHitOpensMarkedLine(t *testing.T) {
 	assert.True(t, got.InView, "the word is on screen")
 	assert.Equal(t, "1 of 1", eval[string](t, ctx, `document.querySelector('[data-testid="find-counter"]').textContent`))
 	shot(t, ctx, e, "find-hit-marked-line")
+}
+
+// sessionHits is every hit of q within session id, as the index has them.
+func sessionHits(t *testing.T, e *env, q, id string) index.Result {
+	t.Helper()
+	res, err := e.index.Search(t.Context(), index.Query{Text: q + " session:" + id, Sort: index.SortRecent, Limit: index.MaxLimit})
+	require.NoError(t, err)
+	return res
+}
+
+// busyWord is a word with between lo and hi matches in the real session.
+func busyWord(t *testing.T, e *env, lo, hi uint64) (string, uint64) {
+	t.Helper()
+	if e.realID == "" {
+		t.Skip("the real corpus is not available")
+	}
+	for _, w := range []string{"gitignore", "timeout", "webpack", "electron", "installer", "sandbox", "error", "config", "npm"} {
+		if n := sessionHits(t, e, w, e.realID).Total; n >= lo && n <= hi {
+			return w, n
+		}
+	}
+	t.Fatal("no word with a fitting number of matches in the real session")
+	return "", 0
+}
+
+// pollShot is poll with a screenshot of the page when it gives up.
+func pollShot(t *testing.T, ctx context.Context, e *env, expr, what, name string) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil {
+		shot(t, ctx, e, name+"-failed")
+	}
+	require.NoError(t, err, "waiting for %s (%s)", what, expr)
+}
+
+func hashSeq(t *testing.T, ctx context.Context) int64 {
+	t.Helper()
+	var seq int64
+	_, err := fmt.Sscanf(eval[string](t, ctx, `new URLSearchParams(location.hash.split('?')[1] || '').get('seq') || '-1'`), "%d", &seq)
+	require.NoError(t, err)
+	return seq
+}
+
+func TestFindInSessionSteps(t *testing.T) {
+	e := need(t)
+	word, total := busyWord(t, e, 4, 300)
+	t.Logf("%q: %d matches", word, total)
+	ctx := browser(t, e, 1280, 800)
+	open(t, ctx, e, "#/session/"+e.realID, `[data-testid="item"]`)
+	// "/" opens the find here (not the Search view), with the keyboard in it.
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent("/")))
+	poll(t, ctx, `document.activeElement && document.activeElement.dataset.testid === 'session-find-input'`, "the find box focused")
+	assert.True(t, eval[bool](t, ctx, `location.hash.startsWith('#/session/')`), "still in the conversation")
+	// DevTools' key events send the character apart from the keydown, so the "/" the
+	// page cancelled may still land in the box: empty it.
+	eval[bool](t, ctx, `(() => { const i = document.activeElement; i.value = ''; i.dispatchEvent(new Event('input')); return true; })()`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(`[data-testid="session-find-input"]`, word+"\r")))
+	counter := `document.querySelector('[data-testid="find-counter"]').textContent`
+	want1 := fmt.Sprintf("1 of %d", total)
+	poll(t, ctx, counter+` === '`+want1+`'`, "the counter at the first match")
+	poll(t, ctx, `(() => { const s = `+jsFind+`; return !!s && s.inView; })()`, "the first match marked in view")
+	first := eval[findState](t, ctx, jsFind)
+	assert.Equal(t, strings.ToLower(word), strings.ToLower(first.Word))
+	firstSeq := hashSeq(t, ctx)
+
+	// n steps forward in reading order; N back; N from the first wraps to the last.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.vl`)))) // the keyboard leaves the box
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent("n")))
+	poll(t, ctx, counter+fmt.Sprintf(` === '2 of %d'`, total), "n: the second match")
+	poll(t, ctx, `(() => { const s = `+jsFind+`; return !!s && s.inView; })()`, "the second match marked in view")
+	assert.GreaterOrEqual(t, hashSeq(t, ctx), firstSeq, "n goes forward")
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent("N")))
+	poll(t, ctx, counter+` === '`+want1+`'`, "N: back to the first")
+	assert.Equal(t, firstSeq, hashSeq(t, ctx))
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent("N")))
+	poll(t, ctx, counter+fmt.Sprintf(` === '%d of %d'`, total, total), "N from the first: the last")
+	pollShot(t, ctx, e, `(() => { const s = `+jsFind+`; return !!s && s.inView; })()`, "the last match marked in view", "find-last")
+	hits := sessionHits(t, e, word, e.realID)
+	var last int64 = -1
+	for _, h := range hits.Hits {
+		last = max(last, h.Seq)
+	}
+	assert.Equal(t, last, hashSeq(t, ctx), "the last match is the last block of the session holding the word")
+	// The buttons do what the keys do.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="find-next"]`))))
+	poll(t, ctx, counter+` === '`+want1+`'`, "the next button wraps to the first")
+	shot(t, ctx, e, "find-in-session")
+
+	// Escape closes it and clears the marks; Ctrl+F opens it again.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="find-close"]`))))
+	poll(t, ctx, `!document.querySelector('[data-testid="session-find"]') && !(CSS.highlights.get('logbook-find-current')?.size)`, "the find closed")
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent("f", chromedp.KeyModifiers(chromedp.ModifierCtrl))))
+	poll(t, ctx, `document.activeElement && document.activeElement.dataset.testid === 'session-find-input'`, "Ctrl+F opens the find")
+}
+
+func TestBackToSearchResultsWhereTheyWere(t *testing.T) {
+	e := need(t)
+	word := "error"
+	all, err := e.index.Search(t.Context(), index.Query{Text: word, Limit: 1})
+	require.NoError(t, err)
+	total := all.Total
+	ctx := browser(t, e, 1280, 700)
+	open(t, ctx, e, "#/search?q="+word, `[data-testid="search-hit"]`)
+	// A session with more matches than the first page shows: its group says how many it
+	// holds, the same count the index has for it.
+	group := `[...document.querySelectorAll('section.group')].find(g => / hits · /.test(g.querySelector('[data-testid="group-count"]').textContent))`
+	pollShot(t, ctx, e, `!!`+group, "a group's own count", "find-group-count")
+	sid := eval[string](t, ctx, group+`.querySelector('[data-testid="search-hit"]').dataset.session`)
+	n := sessionHits(t, e, word, sid).Total
+	assert.Equal(t, fmt.Sprintf("%d hits · ", n), strings.SplitAfter(eval[string](t, ctx, group+`.querySelector('[data-testid="group-count"]').textContent`), "· ")[0])
+	assert.Contains(t, eval[string](t, ctx, `document.querySelector('[data-testid="search-total"]').textContent`), fmt.Sprint(total))
+
+	// Scroll the results, open a hit further down, come back.
+	eval[bool](t, ctx, `(document.querySelector('.content').scrollTop = 900, true)`)
+	time.Sleep(200 * time.Millisecond)
+	top := eval[float64](t, ctx, `document.querySelector('.content').scrollTop`)
+	require.Greater(t, top, 500.0, "the results scroll")
+	hit := `[...document.querySelectorAll('[data-testid="search-hit"]')].find(a => { const r = a.getBoundingClientRect(); return r.top > 80 && r.bottom < innerHeight && a.dataset.seq !== '-1'; })`
+	eval[bool](t, ctx, `(`+hit+`.click(), true)`)
+	poll(t, ctx, `location.hash.startsWith('#/session/') && !!document.querySelector('[data-testid="back-to-search"]')`, "the conversation")
+	poll(t, ctx, `!!document.querySelector('[data-testid="item"].target')`, "the hit")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="back-to-search"]`))))
+	poll(t, ctx, `location.hash.startsWith('#/search') && !!document.querySelector('[data-testid="search-hit"]')`, "the results again")
+	time.Sleep(200 * time.Millisecond)
+	assert.InDelta(t, top, eval[float64](t, ctx, `document.querySelector('.content').scrollTop`), 2, "scrolled where they were")
+	assert.Contains(t, eval[string](t, ctx, `location.hash`), "q="+word)
+	shot(t, ctx, e, "find-back-to-results")
 }

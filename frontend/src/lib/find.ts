@@ -185,7 +185,7 @@ export function foldKeysFor(kind: string, seq: number): string[] {
     case 'reasoning':
       return [`${seq}:reasoning`];
     case 'tool_call':
-      return [`${seq}:cmd`, `${seq}:argsall`, `${seq}:content`, `${seq}:old`, `${seq}:new`];
+      return [`${seq}:args`, `${seq}:cmd`, `${seq}:argsall`, `${seq}:content`, `${seq}:old`, `${seq}:new`];
     case 'injected':
       return [`${seq}:open`, `${seq}:injall`];
     case 'compaction':
