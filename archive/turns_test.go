@@ -83,3 +83,21 @@ func TestTurns(t *testing.T) {
 		require.ErrorIs(t, err, archive.ErrNotFound)
 	})
 }
+
+// BenchmarkTurnsRealLog summarizes the turns of the real 87k-event session, as
+// the conversation view asks each time it opens it.
+func BenchmarkTurnsRealLog(b *testing.B) {
+	src := archivetest.Corpus(b, archivetest.RealLog)
+	s := archivetest.MustOpen(b)
+	fr := s.ImportFile(context.Background(), src, archive.ImportOptions{})
+	if fr.Error != nil {
+		b.Fatal(fr.Error)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ts, err := s.Turns(context.Background(), fr.SessionID)
+		if err != nil || len(ts) == 0 {
+			b.Fatal(err, len(ts))
+		}
+	}
+}
