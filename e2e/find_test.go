@@ -261,3 +261,38 @@ func TestBackToSearchResultsWhereTheyWere(t *testing.T) {
 	assert.Contains(t, eval[string](t, ctx, `location.hash`), "q="+word)
 	shot(t, ctx, e, "find-back-to-results")
 }
+
+func TestSearchHitUnfoldsReasoning(t *testing.T) {
+	e := need(t)
+	if e.realID == "" {
+		t.Skip("the real corpus is not available")
+	}
+	ms, err := e.store.Messages(t.Context(), e.realID)
+	require.NoError(t, err)
+	// A word only one reasoning block of the archive holds, past its first lines.
+	var msg archive.Message
+	var word string
+	for _, m := range ms {
+		if len(m.Reasoning) < 600 || word != "" {
+			continue
+		}
+		for _, w := range wordRE.FindAllString(m.Reasoning[len(m.Reasoning)/2:], -1) {
+			res, err := e.index.Search(t.Context(), index.Query{Text: w, Limit: 2})
+			require.NoError(t, err)
+			if res.Total == 1 && res.Hits[0].Kind == "reasoning" && strings.Count(strings.ToLower(m.Reasoning), strings.ToLower(w)) == 1 {
+				msg, word = m, w
+				break
+			}
+		}
+	}
+	require.NotEmpty(t, word, "a reasoning block with a word of its own")
+	ctx := browser(t, e, 1280, 800)
+	open(t, ctx, e, fmt.Sprintf("#/session/%s?seq=%d&q=%s&hk=reasoning&from=search", e.realID, msg.Seq, word), `[data-testid="item"]`)
+	poll(t, ctx, `(() => { const s = `+jsFind+`; return !!s && s.inView; })()`, "the word marked in view")
+	got := eval[findState](t, ctx, jsFind)
+	assert.Equal(t, strings.ToLower(word), strings.ToLower(got.Word))
+	assert.Equal(t, fmt.Sprint(msg.Seq), got.Seq)
+	assert.True(t, eval[bool](t, ctx, `!![...CSS.highlights.get('logbook-find-current')][0].startContainer.parentElement.closest('[data-testid="reasoning"]')`),
+		"inside the reasoning, unfolded")
+	shot(t, ctx, e, "find-hit-reasoning")
+}

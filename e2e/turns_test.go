@@ -141,3 +141,24 @@ func TestStateDrawerBelow1100(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)))
 	poll(t, ctx, `!document.querySelector('[data-testid="side-panel"]')`, "Escape closes the drawer")
 }
+
+func TestFindAndDrawerNarrowDark(t *testing.T) {
+	e := need(t)
+	if e.realID == "" {
+		t.Skip("the real corpus is not available")
+	}
+	ctx := browser(t, e, 760, 800)
+	open(t, ctx, e, "#/sessions", `[data-testid="session-row"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent("t"))) // the other theme
+	open(t, ctx, e, "#/session/"+e.realID+"?q=timeout", `[data-testid="session-find"]`)
+	poll(t, ctx, `(() => { const c = document.querySelector('[data-testid="find-counter"]'); return !!c && /^\d+ matches$/.test(c.textContent); })()`, "the find's count")
+	require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent("n")))
+	poll(t, ctx, `!!CSS.highlights.get('logbook-find-current')?.size`, "the first match marked")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="state-toggle"]`))))
+	poll(t, ctx, `!!document.querySelector('[data-testid="side-panel"].drawer [data-testid="turn-line"]')`, "the drawer")
+	for _, sel := range []string{`[data-testid="find-toggle"]`, `[data-testid="state-toggle"]`, `[data-testid="find-next"]`, `[data-testid="overview"]`} {
+		assert.True(t, eval[bool](t, ctx, `(() => { const r = document.querySelector('`+sel+`').getBoundingClientRect(); return r.width > 0 && r.right <= innerWidth && r.left >= 0; })()`), "%s on screen", sel)
+	}
+	assert.LessOrEqual(t, eval[int](t, ctx, `document.documentElement.scrollWidth`), 760, "no horizontal overflow")
+	shot(t, ctx, e, "find-drawer-narrow-dark")
+}
