@@ -272,6 +272,7 @@ export const api = {
   session: (id: string) => run(() => App.Session(id)),
   timeline: (id: string, q: TimelineQuery) => run(() => App.Timeline(id, arg(q))),
   sessionState: (id: string, seq: number) => run(() => App.SessionState(id, seq)),
+  sessionTurns: (id: string) => run(() => App.SessionTurns(id)),
   search: (req: SearchRequest) => run(() => App.Search(arg(req))),
   approvals: () => run(() => App.Approvals()),
   compactions: () => run(() => App.Compactions()),

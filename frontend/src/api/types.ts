@@ -58,6 +58,8 @@ export type TodoItem = Wire<format.TodoItem>;
 export type SessionState = Wire<archive.SessionState>;
 /** The latest event of one state type at or before the asked seq. */
 export type StateEntry = Wire<archive.StateEntry>;
+/** One turn of a session for the turn navigator and the overview (api.sessionTurns). */
+export type TurnSummary = Wire<archive.TurnSummary>;
 /** A schedule as the format's fold has it (archive/format.Schedule). */
 export type FoldedSchedule = Wire<format.Schedule>;
 /**

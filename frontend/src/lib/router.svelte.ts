@@ -30,8 +30,14 @@ export function navigate(view: string, arg = '', params: Record<string, string |
 
 class RouterState {
   route = $state<Route>(parseRoute(location.hash));
+  /** The hash of the last route of another view (e.g. the search a conversation was opened from). */
+  previous = '';
   constructor() {
-    window.addEventListener('hashchange', () => (this.route = parseRoute(location.hash)));
+    window.addEventListener('hashchange', (e) => {
+      const next = parseRoute(location.hash);
+      if (next.view !== this.route.view) this.previous = new URL(e.oldURL).hash;
+      this.route = next;
+    });
   }
 }
 

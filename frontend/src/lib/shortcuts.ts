@@ -44,8 +44,11 @@ export const SHORTCUTS: Shortcut[] = [
 
   { id: 'next', scope: 'conversation', keys: [['j']], does: 'next / previous item' },
   { id: 'prev', scope: 'conversation', keys: [['k']], does: '' },
-  { id: 'next-turn', scope: 'conversation', keys: [['J']], does: 'next / previous turn' },
+  { id: 'next-turn', scope: 'conversation', keys: [['J']], does: 'next / previous turn, its header at the top' },
   { id: 'prev-turn', scope: 'conversation', keys: [['K']], does: '' },
+  { id: 'find', scope: 'conversation', keys: [['/'], ['Ctrl+f']], does: 'find in this session' },
+  { id: 'next-hit', scope: 'conversation', keys: [['n']], does: 'next / previous match of the find' },
+  { id: 'prev-hit', scope: 'conversation', keys: [['N']], does: '' },
   { id: 'reasoning', scope: 'conversation', keys: [['r']], does: 'reasoning of the focused item' },
   { id: 'open', scope: 'conversation', keys: [['o'], ['Enter']], does: 'open / fold the focused item' },
   { id: 'start', scope: 'conversation', keys: [['Home']], does: 'start / end of the session' },
@@ -69,7 +72,7 @@ export function startsSequence(scope: Scope, key: string): boolean {
 }
 
 const KEY_LABELS: Record<string, string> = {
-  ArrowDown: '↓', ArrowUp: '↑', ArrowLeft: '←', ArrowRight: '→', Escape: 'Esc',
+  ArrowDown: '↓', ArrowUp: '↑', ArrowLeft: '←', ArrowRight: '→', Escape: 'Esc', 'Ctrl+f': 'Ctrl+F',
 };
 
 /** How a key is written on the sheet. */

@@ -1401,6 +1401,56 @@ export namespace archive {
 	        this.errors = source["errors"];
 	    }
 	}
+	export class TurnSummary {
+	    turn: number;
+	    start_seq: number;
+	    end_seq: number;
+	    // Go type: time
+	    start: any;
+	    // Go type: time
+	    end: any;
+	    prompt: string;
+	    tools: number;
+	    errors: number;
+	    approvals: number;
+	    denied: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new TurnSummary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.turn = source["turn"];
+	        this.start_seq = source["start_seq"];
+	        this.end_seq = source["end_seq"];
+	        this.start = this.convertValues(source["start"], null);
+	        this.end = this.convertValues(source["end"], null);
+	        this.prompt = source["prompt"];
+	        this.tools = source["tools"];
+	        this.errors = source["errors"];
+	        this.approvals = source["approvals"];
+	        this.denied = source["denied"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class UsageFilter {
 	    project: string;
 	    since_ms: number;

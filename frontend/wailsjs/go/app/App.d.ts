@@ -57,6 +57,8 @@ export function SessionGists():Promise<Array<archive.SessionGist>>;
 
 export function SessionState(arg1:string,arg2:number):Promise<archive.SessionState>;
 
+export function SessionTurns(arg1:string):Promise<Array<archive.TurnSummary>>;
+
 export function SessionUsage(arg1:string):Promise<Array<archive.UsageRow>>;
 
 export function Sessions():Promise<Array<archive.Session>>;

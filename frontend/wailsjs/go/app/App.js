@@ -102,6 +102,10 @@ export function SessionState(arg1, arg2) {
   return window['go']['app']['App']['SessionState'](arg1, arg2);
 }
 
+export function SessionTurns(arg1) {
+  return window['go']['app']['App']['SessionTurns'](arg1);
+}
+
 export function SessionUsage(arg1) {
   return window['go']['app']['App']['SessionUsage'](arg1);
 }
