@@ -103,12 +103,14 @@ selftest:
 	APP_SELFTEST=1 HOME="$$d" DSH_HOME= XDG_DATA_HOME= xvfb-run -a -s "-screen 0 1280x800x24" timeout 60 ./$(DESKTOP) --data "$$d/data"; \
 	rc=$$?; rm -rf "$$d"; exit $$rc
 
+# The Go tests get 30 min a package: e2e drives Chromium through some sixty browser
+# tests, more than go test's 10 min default on a loaded 2-core machine.
 test: $(NPM_STAMP)
 	cd frontend && npm run check
 	cd frontend && npm test
 	cd frontend && npm run build
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 	@tags="$(DESKTOP_TAGS)"; \
 	if [ -z "$$tags" ]; then \
 		echo "test: no WebKitGTK headers: the desktop build, its vet and the window self-test are skipped"; \
