@@ -107,7 +107,7 @@ func TestWatch(t *testing.T) {
 	}, 10*time.Second, 20*time.Millisecond, "stderr: %s", errOut.String())
 
 	lines := watchLines(t, out.String())
-	want := []string{"path", "session_id", "verdict", "error", "warnings", "records", "logical_events", "last_seq", "changed", "action", "bytes"}
+	want := []string{"path", "session_id", "agent", "format", "verdict", "error", "warnings", "records", "logical_events", "last_seq", "changed", "action", "bytes"}
 	for _, l := range lines {
 		keys := make([]string, 0, len(l))
 		for k := range l {
