@@ -214,3 +214,54 @@ func TestReadSinceSingleFile(t *testing.T) {
 	assert.True(t, d.Reset)
 	assert.Equal(t, []string{filepath.Base(facts.Unit.Path)}, d.Rewritten)
 }
+
+// TestNewestEventFileCaughtMidWrite: an agent writes each event file in place,
+// so a read can find the newest one cut short. That is a torn tail (recovered,
+// its bytes kept as read), not damage, and once the file is whole the next read
+// takes its event as a new one, with no rewrite. A cut-short file that is not
+// the newest stays unparseable.
+func TestNewestEventFileCaughtMidWrite(t *testing.T) {
+	ctx := context.Background()
+	facts, c := generated(t, openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 9})
+	id := "0000bbbb-0000-4000-8000-000000000002"
+	whole := []byte(messageJSON(id))
+	p := filepath.Join(facts.Unit.Path, "events", fmt.Sprintf("event-%05d-%s.json", facts.Events, id))
+	for _, cut := range []int{0, 1, len(whole) / 2, len(whole) - 1} {
+		require.NoError(t, os.WriteFile(p, whole[:cut], 0o644))
+		d, err := openhands.ReadSince(ctx, c.Snapshot())
+		require.NoError(t, err)
+		assert.Equal(t, openhands.VerdictRecovered, d.Conversation.Verdict, "cut at %d", cut)
+		require.Len(t, d.Conversation.Problems, 1, "cut at %d", cut)
+		pr := d.Conversation.Problems[0]
+		assert.Equal(t, openhands.ProblemTornTail, pr.Kind)
+		assert.EqualValues(t, cut, pr.Offset)
+		require.Len(t, d.Conversation.Files, 1)
+		assert.Equal(t, openhands.RoleTorn, d.Conversation.Files[0].Role)
+		assert.Equal(t, whole[:cut], d.Conversation.Files[0].Data, "the bytes read are kept")
+
+		// The writer finishes the file.
+		require.NoError(t, os.WriteFile(p, whole, 0o644))
+		touch(t, p)
+		d2, err := openhands.ReadSince(ctx, d.Next)
+		require.NoError(t, err)
+		assert.False(t, d2.Reset, "finishing the newest file rewrites nothing")
+		assert.Empty(t, d2.Rewritten)
+		assert.Equal(t, openhands.VerdictOK, d2.Conversation.Verdict)
+		require.Len(t, d2.Conversation.Records, 1)
+		assert.Equal(t, id, d2.Conversation.Records[0].Event.ID)
+		require.NoError(t, os.Remove(p))
+	}
+
+	// Cut short but followed by a later file: damage, not a write under way.
+	require.NoError(t, os.WriteFile(p, whole[:10], 0o644))
+	later := "0000cccc-0000-4000-8000-000000000003"
+	require.NoError(t, os.WriteFile(filepath.Join(facts.Unit.Path, "events", fmt.Sprintf("event-%05d-%s.json", facts.Events+1, later)), []byte(messageJSON(later)), 0o644))
+	d, err := openhands.ReadSince(ctx, c.Snapshot())
+	require.NoError(t, err)
+	kinds := map[openhands.ProblemKind]int{}
+	for _, pr := range d.Conversation.Problems {
+		kinds[pr.Kind]++
+	}
+	assert.Equal(t, 1, kinds[openhands.ProblemUnparseable])
+	assert.Zero(t, kinds[openhands.ProblemTornTail])
+}

@@ -1,10 +1,12 @@
 package openhands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -160,6 +162,9 @@ func (b *builder) readSeqFiles(ctx context.Context, dir string, files []seqFile)
 	if err != nil {
 		return err
 	}
+	if n := len(loads); n > 0 && todo[n-1].name == names[len(names)-1] {
+		tornNewest(&loads[n-1])
+	}
 	for _, l := range loads {
 		if r, ok := b.take(l); ok {
 			b.add(r)
@@ -167,6 +172,33 @@ func (b *builder) readSeqFiles(ctx context.Context, dir string, files []seqFile)
 	}
 	b.checkGaps(seqs, names)
 	return nil
+}
+
+// tornNewest turns the newest event file's parse failure into a torn tail when
+// its JSON stops short (or it is still empty): an agent writes an event file in
+// place, so a read can land between its creation and its last byte. Like a
+// JSONL line still being written, that is no damage: its bytes are kept as
+// read (RoleTorn) and it is read again once it changes. A file that is
+// malformed otherwise, or an earlier one that stops short, stays unparseable.
+func tornNewest(l *loaded) {
+	if l.prob == nil || l.prob.Kind != ProblemUnparseable || l.file == nil || !stopsShort(l.file.Data) {
+		return
+	}
+	l.file.Role = RoleTorn
+	l.prob.Kind = ProblemTornTail
+	l.prob.Offset = int64(len(l.file.Data))
+	l.prob.Message = fmt.Sprintf("the newest event file ends mid-JSON after %d bytes: still being written, or cut off (read again when it changes)", len(l.file.Data))
+}
+
+// stopsShort reports whether data is empty or the start of a JSON value cut
+// off before its end.
+func stopsShort(data []byte) bool {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return true
+	}
+	var v json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(data)).Decode(&v)
+	return errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // skip notes a file or folder that is deliberately not kept.

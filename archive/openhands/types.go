@@ -135,6 +135,10 @@ const (
 	RoleMetadata  FileRole = "metadata"  // V0 metadata.json
 	RoleLock      FileRole = "lock"      // events/.eventlog.lock
 	RoleContainer FileRole = "container" // the single file of a single-file layout
+	// RoleTorn is the newest event file caught while it was being written: its
+	// JSON stops short. Its bytes are kept as read; it is read again as a new
+	// event file once it changes, and is no rewrite of an archived event.
+	RoleTorn FileRole = "torn"
 )
 
 // SourceFile is one file of a conversation with its exact bytes.

@@ -91,10 +91,14 @@ func TestFollowOpenHands(t *testing.T) {
 				assert.Contains(t, []archive.Verdict{archive.VerdictOK, archive.VerdictRecovered}, b.Report.Verdict, "%+v", b.Report.Error)
 				states[b.State]++
 			}
-			assert.Zero(t, states[follow.Torn])
-			if !tc.pieces {
-				assert.Equal(t, imports, states[follow.Imported], "whole event files are never torn")
-			}
+			// The writer writes each event file in place (os.WriteFile, as the SDK
+			// does), so a read may land mid-file: that is a torn tail, still being
+			// written, and the next write finishes it. The last read is whole.
+			assert.Eventually(t, func() bool {
+				all := batches.all()
+				last := all[len(all)-1]
+				return last.State == follow.Imported && last.Report.Verdict == archive.VerdictOK
+			}, 5*time.Second, 10*time.Millisecond, "the conversation ends whole")
 			t.Logf("%d events, %d files: %d imports %v", f.Events, len(f.Files), imports, states)
 
 			fresh := archivetest.MustOpen(t)
