@@ -23,6 +23,27 @@ type State struct {
 	Pulled map[string]Pulled `json:"pulled"`
 	// Conflicts are the sessions the last pull found diverged.
 	Conflicts []Conflict `json:"conflicts"`
+	// Dismissed are versions the user chose not to keep (Resolve); a pull
+	// skips them until they change.
+	Dismissed []Dismissed `json:"dismissed,omitempty"`
+}
+
+// Dismissed is one machine's version of a session set aside by Resolve.
+type Dismissed struct {
+	SessionID string `json:"session_id"`
+	Machine   string `json:"machine"`
+	Length    int64  `json:"length"`
+	SHA256    string `json:"sha256"`
+}
+
+// dismissed reports whether machine's version e was set aside by Resolve.
+func (st *State) dismissed(machine string, e repo.Entry) bool {
+	for _, d := range st.Dismissed {
+		if d.SessionID == e.SessionID && d.Machine == machine && d.SHA256 == e.Hash.String() && d.Length == e.Length {
+			return true
+		}
+	}
+	return false
 }
 
 // Pushed is one session at the last push.
@@ -85,6 +106,18 @@ func LoadState(p Paths) (*State, error) {
 		st.Conflicts = []Conflict{}
 	}
 	return st, nil
+}
+
+// readJSONFile decodes path into v.
+func readJSONFile(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // Save writes the state atomically.

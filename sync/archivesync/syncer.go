@@ -155,7 +155,19 @@ func (s *Syncer) Push(ctx context.Context) (*PushReport, error) {
 	}
 	st.Pushed = next
 	st.LastPush = s.Now().UTC()
-	return rep, st.Save(s.Paths)
+	if err := st.Save(s.Paths); err != nil {
+		return rep, err
+	}
+	// Provenance: this machine's own sessions, and the machine each pulled
+	// one came from.
+	origins := make(map[string]string, len(all))
+	for _, sess := range all {
+		origins[sess.ID] = s.Machine
+		if p, ok := next[sess.ID]; ok && p.Origin != "" {
+			origins[sess.ID] = p.Origin
+		}
+	}
+	return rep, s.Archive.SetSyncOrigins(ctx, origins)
 }
 
 // pushOne spools the session's logical JSONL to a temp file and pushes it,
@@ -172,8 +184,10 @@ func (s *Syncer) pushOne(ctx context.Context, st *State, id string, rev int64, p
 	}
 	base := prev.Entry
 	if base == nil {
-		// Grown here from another machine's version: its pieces are reused.
-		if pl, ok := st.Pulled[id]; ok {
+		// Grown here from another machine's version: its pieces are reused,
+		// if they were seen recently enough that GC cannot have taken them
+		// (repo.GC's rule).
+		if pl, ok := st.Pulled[id]; ok && (s.Repo.Fresh <= 0 || s.Now().Sub(st.LastPull) < s.Repo.Fresh) {
 			base = &pl.Entry
 		}
 	}
@@ -230,6 +244,7 @@ type PullReport struct {
 	Unchanged int      `json:"unchanged"`
 	Behind    int      `json:"behind"`     // versions this archive already holds more of
 	NotSynced int      `json:"not_synced"` // entries of formats this Logbook does not pull
+	Dismissed int      `json:"dismissed"`  // versions set aside by `logbook sync resolve`
 	Bytes     int64    `json:"bytes"`      // plaintext bytes fetched
 	// Import is the importer's report on the pulled files (verdicts).
 	Import    *archive.ImportReport `json:"import"`
@@ -275,6 +290,10 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 					rep.Behind++ // ours holds all of it, and our push publishes it
 					continue
 				}
+			}
+			if st.dismissed(m.Machine, e) {
+				rep.Dismissed++ // the user kept another version (Resolve)
+				continue
 			}
 			if v, ok := knownConflict(st, m.Machine, e); ok {
 				// Diverged before: local logs only grow, so it still does.
@@ -335,7 +354,30 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 	}
 	st.Conflicts = rep.Conflicts
 	st.LastPull = s.Now().UTC()
-	return rep, st.Save(s.Paths)
+	if err := st.Save(s.Paths); err != nil {
+		return rep, err
+	}
+	origins := map[string]string{}
+	for id, p := range st.Pushed {
+		if p.Origin != "" {
+			origins[id] = p.Origin
+		}
+	}
+	if err := s.Archive.SetSyncOrigins(ctx, origins); err != nil {
+		return rep, err
+	}
+	return rep, s.Archive.SetSyncConflicts(ctx, s.Machine, archiveConflicts(rep.Conflicts))
+}
+
+// archiveConflicts is conflicts as the archive records them.
+func archiveConflicts(cs []Conflict) map[string][]archive.SyncVersion {
+	out := make(map[string][]archive.SyncVersion, len(cs))
+	for _, c := range cs {
+		for _, v := range c.Versions {
+			out[c.SessionID] = append(out[c.SessionID], archive.SyncVersion(v))
+		}
+	}
+	return out
 }
 
 // notePulled records, for the sessions the import took in whole, that the
