@@ -272,4 +272,3 @@ func TestSyncThreeMachinesConverge(t *testing.T) {
 		})
 	}
 }
-
