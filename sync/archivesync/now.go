@@ -241,6 +241,12 @@ func adopt(ctx context.Context, store *archive.Store, p Paths, st *State, id str
 	if err := os.Rename(v.Path, target); err != nil {
 		return nil, err
 	}
+	if pl.Import != "" {
+		if _, err := unpack(target, filepath.Join(filepath.Dir(target), "conversation")); err != nil {
+			return nil, err
+		}
+		target = pl.Import
+	}
 	rep, err := store.Import(ctx, []string{target}, archive.ImportOptions{})
 	if err != nil {
 		return rep, err
@@ -256,7 +262,7 @@ func adopt(ctx context.Context, store *archive.Store, p Paths, st *State, id str
 	}
 	// The archive now holds machine's bytes: the next pull sees that
 	// version as unchanged, the next push leaves it to its machine.
-	st.Pulled[id] = Pulled{Machine: v.Machine, Entry: repo.Entry{SessionID: id, Length: v.Length, Hash: h}, Path: target}
+	st.Pulled[id] = Pulled{Machine: v.Machine, Entry: repo.Entry{SessionID: id, Length: v.Length, Hash: h}, Path: pl.Path, Import: pl.Import}
 	st.Pushed[id] = Pushed{Revision: -1, Origin: v.Machine}
 	return rep, store.SetSyncOrigins(ctx, map[string]string{id: v.Machine})
 }
@@ -288,7 +294,10 @@ func Pending(ctx context.Context, store *archive.Store, p Paths) (sessions int, 
 			continue
 		}
 		cw := &countWriter{w: io.Discard}
-		if err := exportSession(ctx, store, sess, cw); err != nil {
+		if err := os.MkdirAll(p.Work(), 0o700); err != nil {
+			return sessions, bytes, err
+		}
+		if err := exportSession(ctx, store, sess, p.Work(), cw); err != nil {
 			return sessions, bytes, err
 		}
 		var base int64
@@ -307,9 +316,14 @@ func Pending(ctx context.Context, store *archive.Store, p Paths) (sessions int, 
 }
 
 // synced reports whether sessions of agent travel.
-func synced(agent string) bool { return agent == SyncedFormat }
+func synced(agent string) bool { return agent == SyncedFormat || agent == OpenHandsFormat }
 
-// exportSession writes the bytes that travel for sess.
-func exportSession(ctx context.Context, store *archive.Store, sess archive.Session, w io.Writer) error {
+// exportSession writes the bytes that travel for sess: a dsh session's
+// logical JSONL, an OpenHands conversation's pack of its original files
+// (work is a folder for the pack's temporary files).
+func exportSession(ctx context.Context, store *archive.Store, sess archive.Session, work string, w io.Writer) error {
+	if sess.Agent == OpenHandsFormat {
+		return writePack(ctx, store, sess, work, w)
+	}
 	return store.ExportJSONL(ctx, sess.ID, w)
 }

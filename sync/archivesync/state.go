@@ -62,7 +62,20 @@ type Pushed struct {
 type Pulled struct {
 	Machine string     `json:"machine"`
 	Entry   repo.Entry `json:"entry"`
-	Path    string     `json:"path"`
+	// Path holds the pulled bytes: the session's JSONL, or an OpenHands
+	// conversation's pack.
+	Path string `json:"path"`
+	// Import is what the importer reads when it is not Path: the folder
+	// (or file) an OpenHands pack was unpacked to.
+	Import string `json:"import,omitempty"`
+}
+
+// importPath is what the importer reads for this pulled session.
+func (p Pulled) importPath() string {
+	if p.Import != "" {
+		return p.Import
+	}
+	return p.Path
 }
 
 // Conflict is a session whose versions diverged: neither is a prefix of the

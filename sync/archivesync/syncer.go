@@ -17,9 +17,13 @@ import (
 	"github.com/logbook/logbook/sync/repo"
 )
 
-// SyncedFormat is the one session format sync carries: its logical JSONL
-// export re-imports through the same importer to the same bytes.
+// SyncedFormat is the dsh session format: its logical JSONL export
+// re-imports through the same importer to the same bytes.
 const SyncedFormat = "dsh"
+
+// OpenHandsFormat is the OpenHands conversation format: its kept original
+// files travel as a pack (pack.go) and re-import from the unpacked folder.
+const OpenHandsFormat = "openhands"
 
 // Syncer pushes this machine's sessions and pulls the others'.
 type Syncer struct {
@@ -86,10 +90,8 @@ func (s *Syncer) Push(ctx context.Context) (*PushReport, error) {
 		if _, ok := revs[sess.ID]; !ok {
 			continue
 		}
-		if sess.Agent != SyncedFormat {
-			// Only the dsh importer re-imports a logical JSONL export; other
-			// formats (OpenHands) travel once their originals can (see DESIGN.md).
-			rep.NotSynced++
+		if !synced(sess.Agent) {
+			rep.NotSynced++ // a format this Logbook does not carry
 			continue
 		}
 		ids = append(ids, sess.ID)
@@ -196,6 +198,9 @@ func (s *Syncer) pushOne(ctx context.Context, st *State, id string, rev int64, p
 		return Pushed{}, repo.PushStats{}, err
 	}
 	meta := repo.Entry{SessionID: id, Agent: sess.Agent, Format: sess.Agent, SourceKind: "logical-jsonl"}
+	if sess.Agent == OpenHandsFormat {
+		meta.SourceKind = "openhands-pack"
+	}
 	e, ps, err := s.Repo.Push(ctx, f, size, meta, base)
 	if err != nil {
 		return Pushed{}, ps, err
@@ -216,7 +221,11 @@ func (s *Syncer) spool(ctx context.Context, id string) (*os.File, int64, crypt.H
 	}
 	h := sha256.New()
 	cw := &countWriter{w: io.MultiWriter(f, h)}
-	if err := s.Archive.ExportJSONL(ctx, id, cw); err != nil {
+	sess, err := s.Archive.Session(ctx, id)
+	if err == nil {
+		err = exportSession(ctx, s.Archive, sess, s.Paths.Work(), cw)
+	}
+	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, 0, sum, fmt.Errorf("export %s: %w", id, err)
@@ -277,7 +286,7 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 			if err := ctx.Err(); err != nil {
 				return rep, err
 			}
-			if e.Format != SyncedFormat {
+			if !synced(e.Format) {
 				rep.NotSynced++ // a newer Logbook's format: left on the remote
 				continue
 			}
@@ -310,15 +319,15 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 			if p, ok := pulled[e.SessionID]; ok {
 				target = p.Path
 			}
-			verdict, path, n, err := s.pullOne(ctx, m.Machine, e, pulled, target, prior)
+			verdict, path, imp, n, err := s.pullOne(ctx, m.Machine, e, pulled, target, prior)
 			rep.Bytes += n
 			if err != nil {
 				return rep, err
 			}
 			switch verdict {
 			case pullNew:
-				paths = append(paths, path)
-				pulled[e.SessionID] = Pulled{Machine: m.Machine, Entry: e, Path: path}
+				paths = append(paths, imp)
+				pulled[e.SessionID] = Pulled{Machine: m.Machine, Entry: e, Path: path, Import: imp}
 				rep.Pulled++
 				s.progress("pulled %s from %s: %d bytes", e.SessionID, m.Machine, e.Length)
 			case pullSame:
@@ -390,7 +399,7 @@ func (s *Syncer) notePulled(ctx context.Context, st *State, ir *archive.ImportRe
 	}
 	for _, f := range ir.Files {
 		p, ok := pulled[f.SessionID]
-		if !ok || p.Path != f.Path || f.Verdict != archive.VerdictOK {
+		if !ok || filepath.Clean(p.importPath()) != filepath.Clean(f.Path) || f.Verdict != archive.VerdictOK {
 			continue
 		}
 		switch f.Action {
@@ -417,13 +426,13 @@ const (
 // diverged version from the machine whose older version this archive holds
 // unchanged (prior) is that machine rewriting its own session: an update.
 // It returns the file the version is in and the bytes fetched.
-func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, already map[string]Pulled, target string, prior *Pulled) (pullVerdict, string, int64, error) {
+func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, already map[string]Pulled, target string, prior *Pulled) (verdict pullVerdict, path, imp string, fetched int64, err error) {
 	if err := os.MkdirAll(s.Paths.Work(), 0o700); err != nil {
-		return 0, "", 0, err
+		return 0, "", "", 0, err
 	}
 	local, ln, lsum, err := s.localFile(ctx, e.SessionID, already)
 	if err != nil {
-		return 0, "", 0, err
+		return 0, "", "", 0, err
 	}
 	if local != nil {
 		defer local.Close()
@@ -431,34 +440,34 @@ func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, alre
 			defer os.Remove(local.Name()) // a spooled export
 		}
 	}
-	verdict := pullNew
+	verdict = pullNew
 	if local != nil && e.Length <= ln {
 		// This archive holds at least as much: compare without fetching.
 		h, err := hashPrefix(local, e.Length)
 		if err != nil {
-			return 0, "", 0, err
+			return 0, "", "", 0, err
 		}
 		switch {
 		case h != e.Hash:
 			verdict = pullConflict
 		case e.Length == ln:
-			return pullSame, "", 0, nil
+			return pullSame, "", "", 0, nil
 		default:
-			return pullBehind, "", 0, nil
+			return pullBehind, "", "", 0, nil
 		}
 	}
 	tmp, err := os.CreateTemp(s.Paths.Work(), ".pull-*")
 	if err != nil {
-		return 0, "", 0, err
+		return 0, "", "", 0, err
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	if err := s.Repo.Pull(ctx, e, tmp); err != nil {
-		return 0, "", 0, err
+	if fetched, err = s.Repo.PullN(ctx, e, tmp); err != nil {
+		return 0, "", "", fetched, err
 	}
 	if local != nil && verdict == pullNew {
 		if h, err := hashPrefix(tmp, ln); err != nil {
-			return 0, "", e.Length, err
+			return 0, "", "", fetched, err
 		} else if h != lsum {
 			verdict = pullConflict
 		}
@@ -466,27 +475,41 @@ func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, alre
 	if verdict == pullConflict && prior != nil && prior.Machine == machine && prior.Entry.Hash == lsum && prior.Entry.Length == ln {
 		verdict = pullNew // its origin rewrote it; the archive keeps the old lines as superseded
 	}
-	path := target
+	path = target
 	if verdict == pullConflict || path == "" {
 		dir := s.Paths.In()
 		if verdict == pullConflict {
 			dir = s.Paths.Conflicts()
 		}
-		path = filepath.Join(dir, s.Repo.Key.Tag("machine", machine)[:16], s.Repo.Key.Tag("session", e.SessionID)[:24], "session.jsonl")
+		path = filepath.Join(dir, s.Repo.Key.Tag("machine", machine)[:16], s.Repo.Key.Tag("session", e.SessionID)[:24], streamName(e.Format))
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return 0, "", e.Length, err
+		return 0, "", "", fetched, err
 	}
 	if err := tmp.Sync(); err != nil {
-		return 0, "", e.Length, err
+		return 0, "", "", fetched, err
 	}
 	if err := tmp.Close(); err != nil {
-		return 0, "", e.Length, err
+		return 0, "", "", fetched, err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return 0, "", e.Length, err
+		return 0, "", "", fetched, err
 	}
-	return verdict, path, e.Length, nil
+	imp = path
+	if e.Format == OpenHandsFormat && verdict != pullConflict {
+		if imp, err = unpack(path, filepath.Join(filepath.Dir(path), "conversation")); err != nil {
+			return 0, "", "", fetched, err
+		}
+	}
+	return verdict, path, imp, fetched, nil
+}
+
+// streamName is the file a pulled session's bytes are kept in.
+func streamName(format string) string {
+	if format == OpenHandsFormat {
+		return "conversation.pack"
+	}
+	return "session.jsonl"
 }
 
 // localFile opens the local version of session id: the file pulled for it
@@ -536,7 +559,11 @@ func (s *Syncer) export(ctx context.Context, id string, w io.Writer) (found bool
 	if ok, err := s.holds(ctx, id); !ok || err != nil {
 		return false, err
 	}
-	return true, s.Archive.ExportJSONL(ctx, id, w)
+	sess, err := s.Archive.Session(ctx, id)
+	if err != nil {
+		return true, err
+	}
+	return true, exportSession(ctx, s.Archive, sess, s.Paths.Work(), w)
 }
 
 // holds reports whether the archive holds exactly session id (its Session
