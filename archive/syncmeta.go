@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -94,4 +95,23 @@ func (s *Store) SyncInfo(ctx context.Context) (map[string]SessionSync, error) {
 		out[ss.SessionID] = ss
 	}
 	return out, rows.Err()
+}
+
+// SyncOf is session id's sync provenance; nil when it never synced.
+func (s *Store) SyncOf(ctx context.Context, id string) (*SessionSync, error) {
+	ss := SessionSync{SessionID: id}
+	var conflict sql.NullString
+	err := s.read.QueryRowContext(ctx, `SELECT machine, conflict FROM session_sync WHERE session_id = ?`, id).Scan(&ss.Machine, &conflict)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sync of %s: %w", id, err)
+	}
+	if conflict.Valid {
+		if err := json.Unmarshal([]byte(conflict.String), &ss.Conflict); err != nil {
+			return nil, fmt.Errorf("sync of %s: conflict: %w", id, err)
+		}
+	}
+	return &ss, nil
 }

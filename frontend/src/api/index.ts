@@ -9,7 +9,7 @@
 // stream (/api/events) its tabs share (api/stream).
 import * as App from '../../wailsjs/go/app/App';
 import type {
-  EventMap, TimelineQuery, SearchRequest, ScheduleAction, ImportSettings, SchedulerConfig, Wire, ExportOptions, RedactDecisions,
+  EventMap, TimelineQuery, SearchRequest, ScheduleAction, ImportSettings, SchedulerConfig, SyncSettings, Wire, ExportOptions, RedactDecisions,
 } from './types';
 
 export * from './types';
@@ -111,6 +111,7 @@ async function httpCall(method: MethodName, args: unknown[]): Promise<unknown> {
 const readOnly = new Set<MethodName>([
   'Info', 'Sessions', 'Session', 'Timeline', 'SessionState', 'Search', 'Approvals', 'Compactions', 'ImportStatus',
   'FileProblems', 'InterruptedSessions', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys', 'ExportScan',
+  'SyncStatus', 'SyncSettings',
 ]);
 
 const GAVE_UP =
@@ -292,4 +293,9 @@ export const api = {
   revokeAPIKey: (name: string) => run(() => App.RevokeAPIKey(name)),
   exportScan: (id: string, o: ExportOptions) => run(() => App.ExportScan(id, arg(o))),
   exportSession: (id: string, o: ExportOptions, d: RedactDecisions) => run(() => App.Export(id, arg(o), arg(d))),
+  /** Sync: set up or not, the last sync's summary, pending bytes, errors and conflicts. */
+  syncStatus: () => run(() => App.SyncStatus()),
+  setSyncSettings: (s: SyncSettings) => run(() => App.SetSyncSettings(arg(s))),
+  /** Starts one sync in the background; sync:progress and sync:done follow. */
+  syncNow: () => run(() => App.SyncNow()),
 };
