@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -82,7 +81,7 @@ func (a *App) SyncSettings() (SyncSettings, error) {
 	if a.deps.DataDir == "" {
 		return s, nil
 	}
-	err := readJSONFile(a.syncSettingsPath(), &s)
+	err := atomicfile.ReadJSON(a.syncSettingsPath(), &s)
 	if errors.Is(err, os.ErrNotExist) {
 		err = nil
 	}
@@ -97,7 +96,7 @@ func (a *App) SetSyncSettings(s SyncSettings) error {
 	if s.EveryMinutes < 1 || s.EveryMinutes > 1440 {
 		return invalid(fmt.Sprintf("every_minutes %d: give 1 to 1440", s.EveryMinutes))
 	}
-	if err := writeJSONFile(a.syncSettingsPath(), s); err != nil {
+	if err := atomicfile.WriteJSON(a.syncSettingsPath(), s); err != nil {
 		return err
 	}
 	a.kickSync() // the loop re-reads the settings
@@ -261,25 +260,4 @@ func (a *App) runSync() {
 	if len(changed) > 0 {
 		a.events.Publish(EventArchiveChanged, ArchiveChanged{Sessions: changed})
 	}
-}
-
-// readJSONFile decodes the JSON file at path into v.
-func readJSONFile(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// writeJSONFile replaces the file at path with v as indented JSON.
-func writeJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, append(b, '\n'))
 }

@@ -138,4 +138,3 @@ func BenchmarkSync(b *testing.B) {
 type countW struct{ n *int }
 
 func (c *countW) Write(p []byte) (int, error) { *c.n += len(p); return len(p), nil }
-

@@ -148,13 +148,7 @@ func LoadConfig(p Paths) (Config, error) {
 func SaveConfig(p Paths, c Config) error { return writeJSONFile(p.Config(), c) }
 
 // writeJSONFile replaces path with v as indented JSON, through a rename.
-func writeJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, append(b, '\n'))
-}
+func writeJSONFile(path string, v any) error { return atomicfile.WriteJSON(path, v) }
 
 // OpenRemote opens a remote spec: a folder path or file:///path, or
 // s3://bucket[/prefix]?endpoint=host:port[&insecure=1][&path-style=1][&region=R]

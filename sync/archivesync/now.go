@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/internal/atomicfile"
 	"github.com/logbook/logbook/sync/crypt"
 	"github.com/logbook/logbook/sync/repo"
 )
@@ -149,7 +150,7 @@ func SyncAll(ctx context.Context, store *archive.Store, p Paths, o Options) (*Su
 // when none ran.
 func LastSummary(p Paths) (*Summary, error) {
 	var s Summary
-	if err := readJSONFile(p.Status(), &s); err != nil {
+	if err := atomicfile.ReadJSON(p.Status(), &s); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}

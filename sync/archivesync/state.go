@@ -121,17 +121,5 @@ func LoadState(p Paths) (*State, error) {
 	return st, nil
 }
 
-// readJSONFile decodes path into v.
-func readJSONFile(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
 // Save writes the state atomically.
 func (st *State) Save(p Paths) error { return writeJSONFile(p.State(), st) }
