@@ -328,3 +328,45 @@ func findSession(t *testing.T, data, id string) map[string]any {
 	t.Fatalf("no session %s in %s", id, data)
 	return nil
 }
+
+// add-remote: a second remote gets the key under the same passphrase and
+// every later sync goes through both; a machine that joins only the second
+// remote gets every session. gc runs over every remote.
+func TestSyncAddRemoteAndGC(t *testing.T) {
+	pass := setupSyncTest(t)
+	first, second := "file://"+filepath.Join(t.TempDir(), "one"), "file://"+filepath.Join(t.TempDir(), "two")
+	root, data := t.TempDir(), t.TempDir()
+	l, _ := genLog(t, root, 5, "/home/a/p", false)
+	mustJSON[map[string]any](t, data, "import", "--json", root)
+	require.Equal(t, 0, syncInit(t, data, first, pass).code)
+
+	wrong := filepath.Join(t.TempDir(), "wrong")
+	require.NoError(t, os.WriteFile(wrong, []byte("nope\n"), 0o600))
+	r := cliData(t, data, "sync", "add-remote", second, "--passphrase-file", wrong)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "wrong passphrase")
+	r = cliData(t, data, "sync", "add-remote", second, "--passphrase-file", pass)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = cliData(t, data, "sync", "add-remote", second, "--passphrase-file", pass)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "already a remote")
+
+	sum := mustJSON[map[string]any](t, data, "sync", "now", "--json")
+	assert.Len(t, arr(t, sum["remotes"]), 2)
+	assert.EqualValues(t, 2, sum["pushed"], "one session to each remote")
+	st := mustJSON[map[string]any](t, data, "sync", "status", "--json")
+	assert.Len(t, arr(t, st["remotes"]), 2)
+	assert.EqualValues(t, 0, st["pending_bytes"])
+
+	other := t.TempDir()
+	require.Equal(t, 0, syncInit(t, other, second, pass).code)
+	mustJSON[map[string]any](t, other, "sync", "now", "--json")
+	assert.True(t, bytes.Equal(l.JSONL(), exportBytes(t, other, l.ID())))
+
+	gc := mustJSON[[]any](t, data, "sync", "gc", "--json")
+	require.Len(t, gc, 2)
+	for _, g := range objs(t, gc) {
+		assert.EqualValues(t, 0, g["deleted"], "everything is referenced or young")
+		assert.Positive(t, g["referenced"])
+	}
+}
