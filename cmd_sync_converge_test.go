@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -19,6 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive/dshgen"
+	"github.com/logbook/logbook/archive/openhands"
+	"github.com/logbook/logbook/archive/openhandsgen"
 	arcsync "github.com/logbook/logbook/sync"
 	"github.com/logbook/logbook/sync/archivesync"
 )
@@ -188,6 +191,11 @@ func TestSyncThreeMachinesConverge(t *testing.T) {
 			writeLines(t, p, grow, len(grow.Lines())/2)
 			want[grow.ID()] = grow.JSONL()
 
+			// An OpenHands conversation on machine 1 travels too.
+			oh, err := openhandsgen.Generate(roots[1], openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 31, Turns: 4})
+			require.NoError(t, err)
+			ohFiles := readTree(t, oh.Unit.Path)
+
 			for m := 0; m < 3; m++ {
 				mustJSON[map[string]any](t, datas[m], "import", "--json", roots[m])
 				r := syncInit(t, datas[m], spec, pass)
@@ -228,7 +236,12 @@ func TestSyncThreeMachinesConverge(t *testing.T) {
 					assert.NotEmpty(t, sess["machine"], "machine %d: %s names its machine", m, sess["id"])
 				}
 				slices.Sort(got)
-				assert.Equal(t, ids, got, "machine %d has every session", m)
+				wantIDs := slices.Sorted(slices.Values(append(slices.Clone(ids), oh.Unit.SessionID)))
+				assert.Equal(t, wantIDs, got, "machine %d has every session", m)
+				out := filepath.Join(t.TempDir(), "oh")
+				r := cliData(t, datas[m], "export", "--format", "openhands", "-o", out, oh.Unit.SessionID)
+				require.Equal(t, 0, r.code, r.stderr)
+				assert.Equal(t, ohFiles, readTree(t, out), "machine %d: the OpenHands conversation's files, byte for byte", m)
 				for _, id := range ids {
 					assert.True(t, bytes.Equal(want[id], exportBytes(t, datas[m], id)), "machine %d: export of %s is the source, byte for byte", m, id)
 				}
@@ -271,4 +284,20 @@ func TestSyncThreeMachinesConverge(t *testing.T) {
 			})
 		})
 	}
+}
+
+// readTree reads every file below dir, by slash path.
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return err
+	}))
+	return out
 }
