@@ -349,6 +349,25 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 		if err := s.notePulled(ctx, st, ir, pulled); err != nil {
 			return rep, err
 		}
+		byPath := make(map[string]string, len(pulled))
+		for id, p := range pulled {
+			byPath[filepath.Clean(p.importPath())] = id
+		}
+		for _, f := range ir.Files {
+			id, ok := byPath[filepath.Clean(f.Path)]
+			if !ok || f.Action != "duplicate" {
+				continue
+			}
+			p := pulled[id]
+			// The archive reads this session from an agent's log here, of
+			// which the other machine holds more: the importer takes one
+			// source per session, so the longer version is kept aside and
+			// listed with the conflicts, not lost and not imported.
+			delete(pulled, id)
+			rep.Pulled--
+			s.addConflict(ctx, conflicts, id, Version{Machine: p.Machine, Length: p.Entry.Length, SHA256: p.Entry.Hash.String(), Path: p.Path})
+			s.progress("kept %s from %s aside: this archive reads the session from a log on this machine", id, p.Machine)
+		}
 	}
 	for id, p := range pulled {
 		st.Pulled[id] = p

@@ -324,3 +324,49 @@ func TestOpenHandsTravels(t *testing.T) {
 	assert.Equal(t, 1+len(layouts), brep.FromOthers)
 	assert.Zero(t, brep.Sessions)
 }
+
+// A session this machine reads from an agent's log, of which another machine
+// holds a longer version (the log was copied mid-session and continued
+// there): the importer takes one source per session, so the longer version
+// is kept aside and listed with the conflicts, never lost and never
+// imported over the local one.
+func TestLongerVersionOfALocalLogIsKeptAside(t *testing.T) {
+	ctx := context.Background()
+	key, err := crypt.Generate()
+	require.NoError(t, err)
+	remote := fsremote.New(t.TempDir())
+	l := dshgen.Generate(dshgen.Options{Seed: 61, Cwd: "/p", Turns: 6, NoPack: true})
+	a := machine(t, remote, key, "a", l)
+	_, err = a.Push(ctx)
+	require.NoError(t, err)
+
+	b := machine(t, remote, key, "b")
+	root := t.TempDir()
+	p, err := l.WriteFile(root, false)
+	require.NoError(t, err)
+	var half []byte
+	for _, line := range l.Lines()[:len(l.Lines())/2] {
+		half = append(append(half, line...), '\n')
+	}
+	require.NoError(t, os.WriteFile(p, half, 0o644))
+	_, err = b.Archive.Import(ctx, []string{root}, archive.ImportOptions{})
+	require.NoError(t, err)
+
+	for range 2 { // the second pull reports it again without fetching
+		pr, err := b.Pull(ctx)
+		require.NoError(t, err)
+		assert.Zero(t, pr.Pulled)
+		require.Len(t, pr.Conflicts, 1)
+		vs := pr.Conflicts[0].Versions
+		require.Len(t, vs, 2)
+		assert.True(t, vs[0].Local)
+		assert.Equal(t, int64(len(half)), vs[0].Length)
+		kept, err := os.ReadFile(vs[1].Path)
+		require.NoError(t, err)
+		assert.Equal(t, l.JSONL(), kept, "the longer version is kept whole")
+		assert.Equal(t, string(half), exportOf(t, b, l.ID()), "the local version is untouched")
+	}
+	info, err := b.Archive.SyncInfo(ctx)
+	require.NoError(t, err)
+	assert.Len(t, info[l.ID()].Conflict, 2, "marked in the archive")
+}
