@@ -26,21 +26,23 @@ import (
 	"github.com/logbook/logbook/sync/archivesync"
 )
 
-// weedBinary builds (once, cached by scripts/build-weed.sh) SeaweedFS's weed,
-// the real S3 server the convergence test runs against. It skips the test,
-// saying why, when the binary cannot be built.
+// weedBinary is SeaweedFS's weed, the real S3 server the convergence test
+// runs against, as scripts/build-weed.sh built and cached it (CI's .ci/run
+// builds it before the tests; a build takes many minutes, longer than a test
+// may). LOGBOOK_WEED names another binary. It skips the test, saying why,
+// when there is none.
 func weedBinary(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("LOGBOOK_WEED"); p != "" {
 		return p
 	}
-	out, err := exec.Command("bash", "scripts/build-weed.sh").Output()
+	out, err := exec.Command("bash", "scripts/build-weed.sh", "--cached").Output()
 	if err != nil {
 		var stderr string
 		if ee, ok := err.(*exec.ExitError); ok {
 			stderr = clip(string(ee.Stderr), 600)
 		}
-		t.Skipf("SeaweedFS (weed) cannot be built here, so the real-S3 run is skipped: scripts/build-weed.sh: %v: %s", err, stderr)
+		t.Skipf("SeaweedFS (weed) is not built, so the real-S3 run is skipped: build it with scripts/build-weed.sh (.ci/run does): %v: %s", err, stderr)
 	}
 	return strings.TrimSpace(string(out))
 }
