@@ -1,6 +1,7 @@
 package archivesync
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -220,10 +221,15 @@ func (s *Syncer) spool(ctx context.Context, id string) (*os.File, int64, crypt.H
 		return nil, 0, sum, err
 	}
 	h := sha256.New()
-	cw := &countWriter{w: io.MultiWriter(f, h)}
+	// The export writes a line at a time: buffered, not a syscall each.
+	bw := bufio.NewWriterSize(f, 1<<20)
+	cw := &countWriter{w: io.MultiWriter(bw, h)}
 	sess, err := s.Archive.Session(ctx, id)
 	if err == nil {
 		err = exportSession(ctx, s.Archive, sess, s.Paths.Work(), cw)
+	}
+	if err == nil {
+		err = bw.Flush()
 	}
 	if err != nil {
 		f.Close()
