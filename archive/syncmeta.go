@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // SyncVersion is one machine's version of a session whose versions
@@ -76,6 +77,9 @@ func (s *Store) SetSyncConflicts(ctx context.Context, local string, conflicts ma
 // never synced are absent.
 func (s *Store) SyncInfo(ctx context.Context) (map[string]SessionSync, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT session_id, machine, conflict FROM session_sync`)
+	if noSyncTable(err) {
+		return map[string]SessionSync{}, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sync info: %w", err)
 	}
@@ -102,7 +106,7 @@ func (s *Store) SyncOf(ctx context.Context, id string) (*SessionSync, error) {
 	ss := SessionSync{SessionID: id}
 	var conflict sql.NullString
 	err := s.read.QueryRowContext(ctx, `SELECT machine, conflict FROM session_sync WHERE session_id = ?`, id).Scan(&ss.Machine, &conflict)
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) || noSyncTable(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -114,4 +118,11 @@ func (s *Store) SyncOf(ctx context.Context, id string) (*SessionSync, error) {
 		}
 	}
 	return &ss, nil
+}
+
+// noSyncTable reports whether err is the missing session_sync table of an
+// archive opened read-only (no migrations) before migration 0008: such an
+// archive has no sync provenance.
+func noSyncTable(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "no such table: session_sync")
 }
