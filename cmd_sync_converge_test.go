@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/logbook/logbook/archive/dshgen"
 	"github.com/logbook/logbook/archive/openhands"
+	"github.com/logbook/logbook/archive/openhands/openhandstest"
 	"github.com/logbook/logbook/archive/openhandsgen"
 	arcsync "github.com/logbook/logbook/sync"
 	"github.com/logbook/logbook/sync/archivesync"
@@ -196,7 +196,7 @@ func TestSyncThreeMachinesConverge(t *testing.T) {
 			// An OpenHands conversation on machine 1 travels too.
 			oh, err := openhandsgen.Generate(roots[1], openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 31, Turns: 4})
 			require.NoError(t, err)
-			ohFiles := readTree(t, oh.Unit.Path)
+			ohFiles := openhandstest.ReadTree(t, oh.Unit.Path)
 
 			for m := 0; m < 3; m++ {
 				mustJSON[map[string]any](t, datas[m], "import", "--json", roots[m])
@@ -243,7 +243,7 @@ func TestSyncThreeMachinesConverge(t *testing.T) {
 				out := filepath.Join(t.TempDir(), "oh")
 				r := cliData(t, datas[m], "export", "--format", "openhands", "-o", out, oh.Unit.SessionID)
 				require.Equal(t, 0, r.code, r.stderr)
-				assert.Equal(t, ohFiles, readTree(t, out), "machine %d: the OpenHands conversation's files, byte for byte", m)
+				assert.Equal(t, ohFiles, openhandstest.ReadTree(t, out), "machine %d: the OpenHands conversation's files, byte for byte", m)
 				for _, id := range ids {
 					assert.True(t, bytes.Equal(want[id], exportBytes(t, datas[m], id)), "machine %d: export of %s is the source, byte for byte", m, id)
 				}
@@ -286,20 +286,4 @@ func TestSyncThreeMachinesConverge(t *testing.T) {
 			})
 		})
 	}
-}
-
-// readTree reads every file below dir, by slash path.
-func readTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	}))
-	return out
 }

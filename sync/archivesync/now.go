@@ -65,15 +65,11 @@ func SyncAll(ctx context.Context, store *archive.Store, p Paths, o Options) (*Su
 	if !o.Push && !o.Pull {
 		o.Push, o.Pull = true, true
 	}
-	release, err := Lock(p)
+	c, release, err := lockConfig(p)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	c, err := LoadConfig(p)
-	if err != nil {
-		return nil, err
-	}
 	sum := &Summary{Machine: c.Machine, Errors: []string{}, Remotes: []RemoteReport{}, Started: time.Now().UTC()}
 	var first error
 	fail := func(rr *RemoteReport, err error) {
@@ -146,6 +142,20 @@ func SyncAll(ctx context.Context, store *archive.Store, p Paths, o Options) (*Su
 	return sum, first
 }
 
+// lockConfig takes the data directory's sync lock and loads its config.
+func lockConfig(p Paths) (Config, func(), error) {
+	release, err := Lock(p)
+	if err != nil {
+		return Config{}, nil, err
+	}
+	c, err := LoadConfig(p)
+	if err != nil {
+		release()
+		return Config{}, nil, err
+	}
+	return c, release, nil
+}
+
 // LastSummary is the last SyncAll's summary (DATA/sync/status.json); nil
 // when none ran.
 func LastSummary(p Paths) (*Summary, error) {
@@ -171,15 +181,11 @@ var ErrNoConflict = errors.New("no such conflict")
 // superseded (nothing is deleted) and this machine publishes nothing for
 // the session until it grows here again.
 func Resolve(ctx context.Context, store *archive.Store, p Paths, id, machine string) (*archive.ImportReport, error) {
-	release, err := Lock(p)
+	c, release, err := lockConfig(p)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	c, err := LoadConfig(p)
-	if err != nil {
-		return nil, err
-	}
 	for i := range c.Remotes() {
 		rp := p.ForRemote(c, i)
 		st, err := LoadState(rp)

@@ -3,7 +3,6 @@ package archivesync_test
 import (
 	"context"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/dshgen"
 	"github.com/logbook/logbook/archive/openhands"
+	"github.com/logbook/logbook/archive/openhands/openhandstest"
 	"github.com/logbook/logbook/archive/openhandsgen"
 	arcsync "github.com/logbook/logbook/sync"
 	"github.com/logbook/logbook/sync/archivesync"
@@ -253,17 +253,7 @@ func originalFiles(t *testing.T, store *archive.Store, id string) map[string]str
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "x")
 	require.NoError(t, store.ExportOriginal(context.Background(), id, dir))
-	out := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	}))
-	return out
+	return openhandstest.ReadTree(t, dir)
 }
 
 // OpenHands conversations travel too, in every layout: their kept files as
