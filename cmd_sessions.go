@@ -28,7 +28,7 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return writeJSON(e.stdout, list)
+		return writeJSON(e.stdout, withSync(ctx, s, list))
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(e.stdout, "The archive is empty. Import sessions with: logbook import [PATH]")
@@ -60,4 +60,28 @@ func cmdSessions(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// syncedSession is a session as `sessions --json` prints it: with the sync
+// machine its bytes came from and, when its versions diverged between
+// machines, every version (settled by `logbook sync resolve`).
+type syncedSession struct {
+	archive.Session
+	Machine      string                `json:"machine,omitempty"`
+	SyncConflict []archive.SyncVersion `json:"sync_conflict,omitempty"`
+}
+
+// withSync adds sync provenance to list; without sync set up, or on an
+// archive that cannot tell, the sessions are printed as they are.
+func withSync(ctx context.Context, s *archive.Store, list []archive.Session) []syncedSession {
+	info, _ := s.SyncInfo(ctx)
+	out := make([]syncedSession, len(list))
+	for i, sess := range list {
+		out[i].Session = sess
+		if ss, ok := info[sess.ID]; ok {
+			out[i].Machine = ss.Machine
+			out[i].SyncConflict = ss.Conflict
+		}
+	}
+	return out
 }

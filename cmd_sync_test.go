@@ -27,7 +27,7 @@ var syncRemotes = []struct {
 	name string
 	spec func(t *testing.T) string
 }{
-	{"folder", func(t *testing.T) string { return filepath.Join(t.TempDir(), "remote") }},
+	{"folder", func(t *testing.T) string { return "file://" + filepath.Join(t.TempDir(), "remote") }},
 	{"s3", func(t *testing.T) string {
 		srv := httptest.NewServer(gofakes3.New(s3mem.New()).Server())
 		t.Cleanup(srv.Close)
@@ -37,18 +37,37 @@ var syncRemotes = []struct {
 	}},
 }
 
-func setupSyncTest(t *testing.T) {
+// setupSyncTest lowers the passphrase's work factor and writes the
+// passphrase to a file; it returns the file.
+func setupSyncTest(t *testing.T) string {
 	old := syncScryptLogN
 	syncScryptLogN = 10 // a fast passphrase wrap for tests
 	t.Cleanup(func() { syncScryptLogN = old })
-	t.Setenv("LOGBOOK_SYNC_PASSPHRASE", testPassphrase)
+	t.Setenv("LOGBOOK_SYNC_PASSPHRASE", "")
+	os.Unsetenv("LOGBOOK_SYNC_PASSPHRASE")
+	f := filepath.Join(t.TempDir(), "passphrase")
+	require.NoError(t, os.WriteFile(f, []byte(testPassphrase+"\n"), 0o600))
+	return f
+}
+
+// syncInit runs `logbook sync init --remote spec --passphrase-file pass`.
+func syncInit(t *testing.T, data, spec, pass string) result {
+	t.Helper()
+	return cliData(t, data, "sync", "init", "--remote", spec, "--passphrase-file", pass)
+}
+
+// remoteOf is the remote at spec, opened as the CLI opens it.
+func remoteOf(t *testing.T, spec string) arcsync.Remote {
+	t.Helper()
+	r, err := archivesync.OpenRemote(spec, nil)
+	require.NoError(t, err)
+	return r
 }
 
 // remoteBytes is the total size of every object on the remote.
 func remoteBytes(t *testing.T, spec string) int64 {
 	t.Helper()
-	r, err := archivesync.OpenRemote(spec, nil)
-	require.NoError(t, err)
+	r := remoteOf(t, spec)
 	var n int64
 	require.NoError(t, r.List(context.Background(), "", func(o arcsync.Object) error { n += o.Size; return nil }))
 	return n
@@ -93,7 +112,7 @@ func TestSyncTwoMachines(t *testing.T) {
 	}
 	for _, rm := range syncRemotes {
 		t.Run(rm.name, func(t *testing.T) {
-			setupSyncTest(t)
+			pass := setupSyncTest(t)
 			spec := rm.spec(t)
 			rootA, dataA, rootB, dataB := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 			var ids []string
@@ -115,9 +134,10 @@ func TestSyncTwoMachines(t *testing.T) {
 			ids = append(ids, big.ID())
 
 			impA := mustJSON[map[string]any](t, dataA, "import", "--json", rootA)
-			r := cliData(t, dataA, "sync", "init", spec)
+			r := syncInit(t, dataA, spec, pass)
 			require.Equal(t, 0, r.code, r.stderr)
-			assert.Contains(t, r.stdout, "logbook sync join")
+			assert.Contains(t, r.stdout, "Sync is set up")
+			assert.Contains(t, r.stdout, "logbook sync init --remote")
 			info, err := os.Stat(filepath.Join(dataA, "sync.key"))
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
@@ -125,18 +145,22 @@ func TestSyncTwoMachines(t *testing.T) {
 			assert.EqualValues(t, 4, push["pushed"])
 
 			t.Run("a wrong passphrase fails clearly", func(t *testing.T) {
-				t.Setenv("LOGBOOK_SYNC_PASSPHRASE", "not the passphrase")
-				r := cliData(t, dataB, "sync", "join", spec)
+				wrong := filepath.Join(t.TempDir(), "wrong")
+				require.NoError(t, os.WriteFile(wrong, []byte("not the passphrase\n"), 0o600))
+				r := syncInit(t, dataB, spec, wrong)
 				assert.Equal(t, 1, r.code)
 				assert.Contains(t, r.stderr, "wrong passphrase")
 				assert.NoFileExists(t, filepath.Join(dataB, "sync.key"))
 				assert.NoFileExists(t, filepath.Join(dataB, "sync.json"))
 			})
-			r = cliData(t, dataB, "sync", "join", spec)
+			r = syncInit(t, dataB, spec, pass)
 			require.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stdout, "Joined the archive")
 			pull := mustJSON[map[string]any](t, dataB, "sync", "pull", "--json")
 			assert.EqualValues(t, 4, pull["pulled"])
-			vA, vB := verdicts(t, impA), verdicts(t, obj(t, pull["import"]))
+			assert.Positive(t, pull["bytes_down"])
+			assert.Empty(t, pull["errors"])
+			vA, vB := verdicts(t, impA), verdicts(t, pullReport(t, pull)["import"].(map[string]any))
 			for _, id := range ids {
 				assert.Equal(t, vA[id], vB[id], "verdict of %s", id)
 				assert.Equal(t, exportBytes(t, dataA, id), exportBytes(t, dataB, id), "export of %s", id)
@@ -157,20 +181,27 @@ func TestSyncTwoMachines(t *testing.T) {
 			push = mustJSON[map[string]any](t, dataA, "sync", "push", "--json")
 			moved := remoteBytes(t, spec) - before
 			grown := big.Size() - size
-			t.Logf("%s: %d bytes appended to a %d-byte session: remote grew %d bytes (%d in pieces)", rm.name, grown, big.Size(), moved, int64(push["bytes"].(float64)))
+			t.Logf("%s: %d bytes appended to a %d-byte session: remote grew %d bytes, %v sent", rm.name, grown, big.Size(), moved, push["bytes_up"])
 			assert.EqualValues(t, 1, push["pushed"])
-			assert.Greater(t, moved, grown)
-			assert.Less(t, moved, grown+grown/50+16<<10, "an append moves about its own size")
+			// bytes_up is what was sent; the remote grew by that less the
+			// replaced head.
+			assert.InDelta(t, moved, push["bytes_up"], 1024)
+			assert.Less(t, moved, grown+grown/50+16<<10, "an append moves at most about its own size (compressed: less)")
+			assert.Greater(t, moved, int64(16<<10))
 
 			pull = mustJSON[map[string]any](t, dataB, "sync", "pull", "--json")
 			assert.EqualValues(t, 1, pull["pulled"])
 			assert.Equal(t, big.JSONL(), exportBytes(t, dataB, big.ID()))
 			assert.Equal(t, exportBytes(t, dataA, big.ID()), exportBytes(t, dataB, big.ID()))
 
-			// B's push leaves A's sessions to A; a push then pull is `logbook sync`.
-			both := mustJSON[map[string]any](t, dataB, "sync", "--json")
-			assert.EqualValues(t, 4, obj(t, both["push"])["from_others"])
-			assert.EqualValues(t, 0, obj(t, both["push"])["sessions"])
+			// B's push leaves A's sessions to A; a push then pull is `logbook sync now`.
+			both := mustJSON[map[string]any](t, dataB, "sync", "now", "--json")
+			assert.EqualValues(t, 4, pushReport(t, both)["from_others"])
+			assert.EqualValues(t, 0, pushReport(t, both)["sessions"])
+			for _, sess := range objs(t, mustJSON[[]any](t, dataB, "sessions", "--json")) {
+				assert.NotEmpty(t, sess["machine"], "every session names its machine")
+				assert.NotEqual(t, mustJSON[map[string]any](t, dataB, "sync", "status", "--json")["machine"], sess["machine"], "pulled from A")
+			}
 
 			t.Run("a diverged session is a conflict, both kept", func(t *testing.T) {
 				la := dshgen.Generate(dshgen.Options{Seed: 100, ID: "session-conflict", Cwd: "/home/a/c", Turns: 3})
@@ -184,7 +215,8 @@ func TestSyncTwoMachines(t *testing.T) {
 				mustJSON[map[string]any](t, dataA, "sync", "--json")
 				rb := mustJSON[map[string]any](t, dataB, "sync", "--json")
 				ra := mustJSON[map[string]any](t, dataA, "sync", "pull", "--json")
-				for name, rep := range map[string]map[string]any{"A": ra, "B": obj(t, rb["pull"])} {
+				assert.EqualValues(t, 1, rb["conflicts"])
+				for name, rep := range map[string]map[string]any{"A": pullReport(t, ra), "B": pullReport(t, rb)} {
 					cs := objs(t, rep["conflicts"])
 					require.Len(t, cs, 1, name)
 					assert.Equal(t, "session-conflict", cs[0]["session_id"])
@@ -208,30 +240,133 @@ func TestSyncTwoMachines(t *testing.T) {
 				assert.NotNil(t, st["last_push"])
 				r := cliData(t, dataB, "sync", "status")
 				assert.Contains(t, r.stdout, "session-conflict")
+
+				// Marked in sessions --json on both machines, with both versions.
+				for _, data := range []string{dataA, dataB} {
+					sess := findSession(t, data, "session-conflict")
+					assert.Len(t, arr(t, sess["sync_conflict"]), 2)
+				}
+
+				// Each machine keeps its own version: the conflict is settled on
+				// both and not reported again; each still holds its own bytes and
+				// the other's version stays on the remote.
+				machineA := mustJSON[map[string]any](t, dataA, "sync", "status", "--json")["machine"].(string)
+				machineB := mustJSON[map[string]any](t, dataB, "sync", "status", "--json")["machine"].(string)
+				r = cliData(t, dataB, "sync", "resolve", "session-conflict", "--keep", "nobody")
+				assert.Equal(t, 1, r.code)
+				assert.Contains(t, r.stderr, "no version from machine")
+				r = cliData(t, dataB, "sync", "resolve", "session-conflict", "--keep", machineA)
+				assert.Equal(t, 1, r.code, "B reads its version from its agent's log")
+				assert.Contains(t, r.stderr, "never overwrites")
+				assert.True(t, bytes.Equal(lb.JSONL(), exportBytes(t, dataB, "session-conflict")), "nothing changed")
+				for _, m := range []struct{ data, keep string }{{dataB, machineB}, {dataA, machineA}} {
+					r = cliData(t, m.data, "sync", "resolve", "session-conflict", "--keep", m.keep)
+					require.Equal(t, 0, r.code, r.stderr)
+					assert.Nil(t, findSession(t, m.data, "session-conflict")["sync_conflict"])
+					assert.Equal(t, m.keep, findSession(t, m.data, "session-conflict")["machine"])
+				}
+				for _, data := range []string{dataA, dataB, dataA} {
+					rs := mustJSON[map[string]any](t, data, "sync", "now", "--json")
+					assert.EqualValues(t, 0, rs["conflicts"])
+				}
+				assert.True(t, bytes.Equal(la.JSONL(), exportBytes(t, dataA, "session-conflict")))
+				assert.True(t, bytes.Equal(lb.JSONL(), exportBytes(t, dataB, "session-conflict")))
 			})
 		})
 	}
 }
 
 func TestSyncSetupErrors(t *testing.T) {
-	setupSyncTest(t)
+	pass := setupSyncTest(t)
 	data := t.TempDir()
 	r := cliData(t, data, "sync", "push")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "sync init")
 	spec := filepath.Join(t.TempDir(), "remote")
-	r = cliData(t, data, "sync", "init", spec)
+	r = syncInit(t, data, "file://"+spec, pass)
 	require.Equal(t, 0, r.code, r.stderr)
-	r = cliData(t, data, "sync", "init", spec)
+	r = syncInit(t, data, spec, pass)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "already set up")
-	r = cliData(t, t.TempDir(), "sync", "init", spec)
-	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, "sync join")
-	os.Unsetenv("LOGBOOK_SYNC_PASSPHRASE")
-	r = cliData(t, t.TempDir(), "sync", "join", spec)
+	// A plain folder path is the same remote as its file:// URL: this joins.
+	r = syncInit(t, t.TempDir(), spec, pass)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "Joined")
+	r = cliData(t, t.TempDir(), "sync", "init", "--remote", spec)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "LOGBOOK_SYNC_PASSPHRASE")
+	r = syncInit(t, t.TempDir(), "ftp://host/x", pass)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `scheme "ftp" is not supported`)
+	r = syncInit(t, t.TempDir(), spec, filepath.Join(t.TempDir(), "missing"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "passphrase file")
 	r = cliData(t, data, "sync", "init")
 	assert.Equal(t, 2, r.code)
+}
+
+// pullReport is the first remote's pull report in a sync summary.
+func pullReport(t *testing.T, sum map[string]any) map[string]any {
+	t.Helper()
+	return obj(t, objs(t, sum["remotes"])[0]["pull"])
+}
+
+// pushReport is the first remote's push report in a sync summary.
+func pushReport(t *testing.T, sum map[string]any) map[string]any {
+	t.Helper()
+	return obj(t, objs(t, sum["remotes"])[0]["push"])
+}
+
+// findSession is session id as `sessions --json` prints it.
+func findSession(t *testing.T, data, id string) map[string]any {
+	t.Helper()
+	for _, sess := range objs(t, mustJSON[[]any](t, data, "sessions", "--json")) {
+		if sess["id"] == id {
+			return sess
+		}
+	}
+	t.Fatalf("no session %s in %s", id, data)
+	return nil
+}
+
+// add-remote: a second remote gets the key under the same passphrase and
+// every later sync goes through both; a machine that joins only the second
+// remote gets every session. gc runs over every remote.
+func TestSyncAddRemoteAndGC(t *testing.T) {
+	pass := setupSyncTest(t)
+	first, second := "file://"+filepath.Join(t.TempDir(), "one"), "file://"+filepath.Join(t.TempDir(), "two")
+	root, data := t.TempDir(), t.TempDir()
+	l, _ := genLog(t, root, 5, "/home/a/p", false)
+	mustJSON[map[string]any](t, data, "import", "--json", root)
+	require.Equal(t, 0, syncInit(t, data, first, pass).code)
+
+	wrong := filepath.Join(t.TempDir(), "wrong")
+	require.NoError(t, os.WriteFile(wrong, []byte("nope\n"), 0o600))
+	r := cliData(t, data, "sync", "add-remote", second, "--passphrase-file", wrong)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "wrong passphrase")
+	r = cliData(t, data, "sync", "add-remote", second, "--passphrase-file", pass)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = cliData(t, data, "sync", "add-remote", second, "--passphrase-file", pass)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "already a remote")
+
+	sum := mustJSON[map[string]any](t, data, "sync", "now", "--json")
+	assert.Len(t, arr(t, sum["remotes"]), 2)
+	assert.EqualValues(t, 2, sum["pushed"], "one session to each remote")
+	st := mustJSON[map[string]any](t, data, "sync", "status", "--json")
+	assert.Len(t, arr(t, st["remotes"]), 2)
+	assert.EqualValues(t, 0, st["pending_bytes"])
+
+	other := t.TempDir()
+	require.Equal(t, 0, syncInit(t, other, second, pass).code)
+	mustJSON[map[string]any](t, other, "sync", "now", "--json")
+	assert.True(t, bytes.Equal(l.JSONL(), exportBytes(t, other, l.ID())))
+
+	gc := mustJSON[[]any](t, data, "sync", "gc", "--json")
+	require.Len(t, gc, 2)
+	for _, g := range objs(t, gc) {
+		assert.EqualValues(t, 0, g["deleted"], "everything is referenced or young")
+		assert.Positive(t, g["referenced"])
+	}
 }

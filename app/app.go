@@ -21,6 +21,7 @@ import (
 	"github.com/logbook/logbook/index"
 	"github.com/logbook/logbook/internal/apikey"
 	"github.com/logbook/logbook/scheduler"
+	"github.com/logbook/logbook/sync/archivesync"
 )
 
 // Deps are what main hands to the app.
@@ -85,6 +86,7 @@ type App struct {
 	// webhookURL is where this process's server accepts the webhook ("" when it
 	// does not); see webhook.go.
 	webhookURL string
+	sync       appSync // background sync (sync.go)
 }
 
 // New builds the app; call Startup before use.
@@ -123,6 +125,9 @@ func (a *App) Startup(ctx context.Context) {
 	a.mu.Unlock()
 	a.startScheduler()
 	a.noteStamp()
+	if _, err := archivesync.LoadConfig(a.syncPaths()); err == nil && a.deps.DataDir != "" {
+		a.startSyncLoop() // sync on the timer, and after imports
+	}
 	a.watchArchive()
 	if !a.deps.ImportOnStart {
 		a.startFollow()
@@ -230,6 +235,9 @@ type SessionDetail struct {
 	Relations archive.Relations    `json:"relations"`
 	Files     []archive.FileStatus `json:"files"`
 	Problems  []archive.Problem    `json:"problems"` // the fatal problem first, then warnings, of its files
+	// Sync is the machine the session came from and its diverged versions
+	// (a sync conflict); nil when sync never saw the session.
+	Sync *archive.SessionSync `json:"sync"`
 }
 
 // Session returns one session (an id prefix is enough) with its relations, files
@@ -257,7 +265,8 @@ func (a *App) Session(id string) (SessionDetail, error) {
 		}
 		d.Problems = append(d.Problems, ps...)
 	}
-	return d, nil
+	d.Sync, err = a.deps.Archive.SyncOf(a.ctx, s.ID)
+	return d, err
 }
 
 // Timeline returns one page of a session's conversation.

@@ -126,6 +126,9 @@ func (a *App) finishImport(run ImportRun, changed []string) {
 	a.events.Publish(EventImportDone, run)
 	if len(changed) > 0 {
 		a.events.Publish(EventArchiveChanged, ArchiveChanged{Sessions: changed})
+		if s, _ := a.SyncSettings(); s.Auto {
+			a.kickSync() // sync after an import that changed something (when sync is set up)
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ package archivesync
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -34,8 +35,8 @@ import (
 	"github.com/logbook/logbook/sync/s3remote"
 )
 
-// ErrNotConfigured means `logbook sync init` or `join` has not run here.
-var ErrNotConfigured = errors.New("sync is not set up in this data directory: run `logbook sync init REMOTE` on the first machine, `logbook sync join REMOTE` on the others")
+// ErrNotConfigured means `logbook sync init` has not run here.
+var ErrNotConfigured = errors.New("sync is not set up in this data directory: run `logbook sync init --remote URL --passphrase-file FILE` (the same command on every machine)")
 
 // ErrBusy means another sync of this data directory is running (Lock).
 var ErrBusy = errors.New("another `logbook sync` of this data directory is running; try again when it is done")
@@ -46,21 +47,64 @@ var ErrConfigured = errors.New("sync is already set up in this data directory (s
 // Config is DATA/sync.json. It holds no secret: S3 credentials come from
 // the environment, the key from sync.key.
 type Config struct {
-	// Remote is a folder path or s3://bucket/prefix?endpoint=…, as given.
+	// Remote is a folder path or s3://bucket/prefix?endpoint=…, as given
+	// (a file:// URL is kept as its path).
 	Remote string `json:"remote"`
+	// More are further remotes (`logbook sync add-remote`), each synced in
+	// turn after Remote with the same key.
+	More []string `json:"more_remotes,omitempty"`
 	// Machine names this machine in its manifest (encrypted on the remote).
 	Machine string    `json:"machine"`
 	Created time.Time `json:"created"`
 }
 
-// Paths are the sync files of one data directory.
-type Paths struct{ Dir string }
+// Remotes are every remote of the config, the first one first.
+func (c Config) Remotes() []string { return append([]string{c.Remote}, c.More...) }
 
-func (p Paths) Config() string    { return filepath.Join(p.Dir, "sync.json") }
-func (p Paths) Key() string       { return filepath.Join(p.Dir, "sync.key") }
-func (p Paths) Work() string      { return filepath.Join(p.Dir, "sync") }
-func (p Paths) State() string     { return filepath.Join(p.Work(), "state.json") }
-func (p Paths) In() string        { return filepath.Join(p.Work(), "in") }
+// Paths are the sync files of one data directory. Sub, when set, selects
+// the work folder of a remote added with add-remote (ForRemote); the
+// config and key are shared.
+type Paths struct {
+	Dir string
+	Sub string
+}
+
+// Config is DATA/sync.json.
+func (p Paths) Config() string { return filepath.Join(p.Dir, "sync.json") }
+
+// Key is DATA/sync.key, the archive key.
+func (p Paths) Key() string { return filepath.Join(p.Dir, "sync.key") }
+
+// Work is the sync work folder of the first remote (DATA/sync) or of an
+// added one (DATA/sync/remotes/<Sub>).
+func (p Paths) Work() string {
+	if p.Sub != "" {
+		return filepath.Join(p.Dir, "sync", "remotes", p.Sub)
+	}
+	return filepath.Join(p.Dir, "sync")
+}
+
+// Status is DATA/sync/status.json, the last sync's outcome for the UI.
+func (p Paths) Status() string { return filepath.Join(p.Dir, "sync", "status.json") }
+
+// ForRemote is the Paths whose work folder holds remote i's state: what was
+// pushed there and pulled from there is per remote, since the pieces an
+// entry lists exist only where they were pushed.
+func (p Paths) ForRemote(c Config, i int) Paths {
+	if i == 0 {
+		return Paths{Dir: p.Dir}
+	}
+	sum := sha256.Sum256([]byte(c.Remotes()[i]))
+	return Paths{Dir: p.Dir, Sub: hex.EncodeToString(sum[:6])}
+}
+
+// State is the state file of the work folder.
+func (p Paths) State() string { return filepath.Join(p.Work(), "state.json") }
+
+// In holds pulled sessions, imported from there.
+func (p Paths) In() string { return filepath.Join(p.Work(), "in") }
+
+// Conflicts holds pulled versions that diverged, kept and not imported.
 func (p Paths) Conflicts() string { return filepath.Join(p.Work(), "conflicts") }
 
 // NewMachineID is the host name (for people reading status) plus random
@@ -104,15 +148,9 @@ func LoadConfig(p Paths) (Config, error) {
 func SaveConfig(p Paths, c Config) error { return writeJSONFile(p.Config(), c) }
 
 // writeJSONFile replaces path with v as indented JSON, through a rename.
-func writeJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, append(b, '\n'))
-}
+func writeJSONFile(path string, v any) error { return atomicfile.WriteJSON(path, v) }
 
-// OpenRemote opens a remote spec: a folder path, or
+// OpenRemote opens a remote spec: a folder path or file:///path, or
 // s3://bucket[/prefix]?endpoint=host:port[&insecure=1][&path-style=1][&region=R]
 // with credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
 // AWS_SESSION_TOKEN. The remote is wrapped in sync.Retry. create makes the
@@ -126,6 +164,10 @@ func OpenRemote(spec string, create func(arcsync.Remote) error) (arcsync.Remote,
 		}
 		r = s3
 	} else {
+		spec, err := folderPath(spec)
+		if err != nil {
+			return nil, err
+		}
 		if spec == "" {
 			return nil, errors.New("no remote: give a folder or s3://bucket/prefix?endpoint=host")
 		}
@@ -179,10 +221,36 @@ func EnsureRemote(ctx context.Context, spec string) func(arcsync.Remote) error {
 			return s3.EnsureBucket(ctx)
 		}
 		if !strings.HasPrefix(spec, "s3://") {
-			return os.MkdirAll(spec, 0o700)
+			dir, err := folderPath(spec)
+			if err != nil {
+				return err
+			}
+			return os.MkdirAll(dir, 0o700)
 		}
 		return nil
 	}
+}
+
+// folderPath is the folder of a folder remote: a file:// URL's path, or
+// the spec itself. Other URL schemes are refused by name.
+func folderPath(spec string) (string, error) {
+	if strings.HasPrefix(spec, "file://") {
+		u, err := url.Parse(spec)
+		if err != nil {
+			return "", fmt.Errorf("remote %q: %w", spec, err)
+		}
+		if u.Host != "" && u.Host != "localhost" {
+			return "", fmt.Errorf("remote %q: a file:// URL names a folder on this machine (file:///path), not on host %q", spec, u.Host)
+		}
+		if u.Path == "" {
+			return "", fmt.Errorf("remote %q: no folder (file:///path)", spec)
+		}
+		return u.Path, nil
+	}
+	if i := strings.Index(spec, "://"); i > 0 && !strings.ContainsAny(spec[:i], "/\\") {
+		return "", fmt.Errorf("remote %q: scheme %q is not supported: use file:///path or s3://bucket/prefix?endpoint=host:port", spec, spec[:i])
+	}
+	return spec, nil
 }
 
 func truthy(s string) bool { return s == "1" || s == "true" || s == "yes" }

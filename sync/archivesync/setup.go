@@ -15,8 +15,106 @@ import (
 	"github.com/logbook/logbook/sync/repo"
 )
 
-// ErrRemoteInUse means init found an archive already on the remote.
-var ErrRemoteInUse = errors.New("the remote already holds a Logbook archive: run `logbook sync join REMOTE` to add this machine to it")
+// ErrRemoteInUse means Init found an archive already on the remote.
+var ErrRemoteInUse = errors.New("the remote already holds a Logbook archive: join it (Setup) instead of creating one")
+
+// ErrOtherArchive means add-remote found another archive's key on the remote.
+var ErrOtherArchive = errors.New("the remote holds another Logbook archive (a different key); give an empty folder or prefix")
+
+// Setup is `logbook sync init`: on the first machine (the remote holds no
+// published key) it creates the archive key (Init); on every other machine
+// the same call with the same passphrase joins (Join). created says which.
+// A wrong passphrase is crypt.ErrWrongPassphrase and saves nothing.
+func Setup(ctx context.Context, p Paths, spec, passphrase string, logN int) (c Config, k *crypt.Key, created bool, err error) {
+	if err := p.refuseConfigured(); err != nil {
+		return Config{}, nil, false, err
+	}
+	if passphrase == "" {
+		return Config{}, nil, false, errors.New("the passphrase is empty")
+	}
+	r, err := OpenRemote(spec, EnsureRemote(ctx, spec))
+	if err != nil {
+		return Config{}, nil, false, err
+	}
+	has, err := hasKeys(ctx, r)
+	if err != nil {
+		return Config{}, nil, false, fmt.Errorf("remote %s: %w", spec, err)
+	}
+	if has {
+		c, k, err = Join(ctx, p, spec, passphrase)
+		return c, k, false, err
+	}
+	c, k, err = Init(ctx, p, spec, passphrase, logN)
+	return c, k, err == nil, err
+}
+
+func hasKeys(ctx context.Context, r arcsync.Remote) (bool, error) {
+	has := false
+	err := r.List(ctx, "keys/", func(arcsync.Object) error { has = true; return errStopList })
+	if errors.Is(err, errStopList) {
+		err = nil
+	}
+	return has, err
+}
+
+var errStopList = errors.New("stop listing")
+
+// AddRemote adds a further remote to a set-up data directory: the archive
+// key is published there wrapped with passphrase (which must open the key
+// published on the first remote, so every remote has one passphrase), or,
+// when the remote already holds this archive's key, it is just checked.
+// Every later sync pushes and pulls through each remote in turn.
+func AddRemote(ctx context.Context, p Paths, spec, passphrase string, logN int) (Config, error) {
+	c, err := LoadConfig(p)
+	if err != nil {
+		return c, err
+	}
+	k, err := crypt.Load(p.Key())
+	if err != nil {
+		return c, err
+	}
+	spec = canonical(spec)
+	for _, have := range c.Remotes() {
+		if have == spec {
+			return c, fmt.Errorf("%s is already a remote of this archive", spec)
+		}
+	}
+	first, err := OpenRemote(c.Remote, nil)
+	if err != nil {
+		return c, err
+	}
+	pk, err := repo.JoinKey(ctx, first, passphrase)
+	if err != nil {
+		return c, err
+	}
+	if pk.Fingerprint() != k.Fingerprint() {
+		return c, fmt.Errorf("%w: the first remote's published key is not this machine's sync.key", crypt.ErrWrongKey)
+	}
+	r, err := OpenRemote(spec, EnsureRemote(ctx, spec))
+	if err != nil {
+		return c, err
+	}
+	rp := repo.New(r, k)
+	has, err := hasKeys(ctx, r)
+	if err != nil {
+		return c, fmt.Errorf("remote %s: %w", spec, err)
+	}
+	if has {
+		if err := rp.Check(ctx); err != nil {
+			if errors.Is(err, crypt.ErrWrongKey) {
+				return c, fmt.Errorf("remote %s: %w", spec, ErrOtherArchive)
+			}
+			return c, err
+		}
+		if _, err := r.Stat(ctx, "keys/"+k.Fingerprint()); err != nil {
+			return c, fmt.Errorf("remote %s: %w", spec, ErrOtherArchive)
+		}
+	} else if err := rp.PublishKey(ctx, passphrase, logN); err != nil {
+		return c, err
+	}
+	c.More = append(c.More, spec)
+	return c, SaveConfig(p, c)
+}
 
 func (p Paths) refuseConfigured() error {
 	for _, f := range []string{p.Config(), p.Key()} {
@@ -43,8 +141,8 @@ func Init(ctx context.Context, p Paths, spec, passphrase string, logN int) (Conf
 	if err != nil {
 		return Config{}, nil, err
 	}
-	has := false
-	if err := r.List(ctx, "keys/", func(arcsync.Object) error { has = true; return nil }); err != nil {
+	has, err := hasKeys(ctx, r)
+	if err != nil {
 		return Config{}, nil, fmt.Errorf("remote %s: %w", spec, err)
 	}
 	if has {
@@ -62,11 +160,15 @@ func Init(ctx context.Context, p Paths, spec, passphrase string, logN int) (Conf
 	return c, k, SaveConfig(p, c)
 }
 
-// canonical is the spec as sync.json keeps it: a folder as an absolute path,
-// so a later sync from another working directory finds it.
+// canonical is the spec as sync.json keeps it: a folder (or file:// URL)
+// as an absolute path, so a later sync from another working directory
+// finds it.
 func canonical(spec string) string {
 	if strings.HasPrefix(spec, "s3://") {
 		return spec
+	}
+	if dir, err := folderPath(spec); err == nil {
+		spec = dir
 	}
 	if abs, err := filepath.Abs(spec); err == nil {
 		return abs
@@ -100,23 +202,31 @@ func Join(ctx context.Context, p Paths, spec, passphrase string) (Config, *crypt
 }
 
 // Open loads this machine's config and key and opens the repo on its
-// remote, checking that the key is the remote's.
+// first remote, checking that the key is the remote's.
 func Open(ctx context.Context, p Paths) (Config, *repo.Repo, error) {
 	c, err := LoadConfig(p)
 	if err != nil {
 		return c, nil, err
 	}
+	rp, err := OpenRepo(ctx, p, c.Remote)
+	return c, rp, err
+}
+
+// OpenRepo opens the repo on one remote of this data directory with its
+// key, checking that the key is the remote's. The remote is metered
+// (Meter) for the sync report's byte counts.
+func OpenRepo(ctx context.Context, p Paths, spec string) (*repo.Repo, error) {
 	k, err := crypt.Load(p.Key())
 	if err != nil {
-		return c, nil, err
+		return nil, err
 	}
-	r, err := OpenRemote(c.Remote, nil)
+	r, err := OpenRemote(spec, nil)
 	if err != nil {
-		return c, nil, err
+		return nil, err
 	}
-	rp := repo.New(r, k)
+	rp := repo.New(&Meter{Remote: r}, k)
 	if err := rp.Check(ctx); err != nil {
-		return c, nil, err
+		return nil, fmt.Errorf("remote %s: %w", spec, err)
 	}
-	return c, rp, nil
+	return rp, nil
 }

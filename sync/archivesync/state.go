@@ -23,6 +23,27 @@ type State struct {
 	Pulled map[string]Pulled `json:"pulled"`
 	// Conflicts are the sessions the last pull found diverged.
 	Conflicts []Conflict `json:"conflicts"`
+	// Dismissed are versions the user chose not to keep (Resolve); a pull
+	// skips them until they change.
+	Dismissed []Dismissed `json:"dismissed,omitempty"`
+}
+
+// Dismissed is one machine's version of a session set aside by Resolve.
+type Dismissed struct {
+	SessionID string `json:"session_id"`
+	Machine   string `json:"machine"`
+	Length    int64  `json:"length"`
+	SHA256    string `json:"sha256"`
+}
+
+// dismissed reports whether machine's version e was set aside by Resolve.
+func (st *State) dismissed(machine string, e repo.Entry) bool {
+	for _, d := range st.Dismissed {
+		if d.SessionID == e.SessionID && d.Machine == machine && d.SHA256 == e.Hash.String() && d.Length == e.Length {
+			return true
+		}
+	}
+	return false
 }
 
 // Pushed is one session at the last push.
@@ -41,7 +62,20 @@ type Pushed struct {
 type Pulled struct {
 	Machine string     `json:"machine"`
 	Entry   repo.Entry `json:"entry"`
-	Path    string     `json:"path"`
+	// Path holds the pulled bytes: the session's JSONL, or an OpenHands
+	// conversation's pack.
+	Path string `json:"path"`
+	// Import is what the importer reads when it is not Path: the folder
+	// (or file) an OpenHands pack was unpacked to.
+	Import string `json:"import,omitempty"`
+}
+
+// importPath is what the importer reads for this pulled session.
+func (p Pulled) importPath() string {
+	if p.Import != "" {
+		return p.Import
+	}
+	return p.Path
 }
 
 // Conflict is a session whose versions diverged: neither is a prefix of the

@@ -1,6 +1,7 @@
 package archivesync
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -17,9 +18,13 @@ import (
 	"github.com/logbook/logbook/sync/repo"
 )
 
-// SyncedFormat is the one session format sync carries: its logical JSONL
-// export re-imports through the same importer to the same bytes.
+// SyncedFormat is the dsh session format: its logical JSONL export
+// re-imports through the same importer to the same bytes.
 const SyncedFormat = "dsh"
+
+// OpenHandsFormat is the OpenHands conversation format: its kept original
+// files travel as a pack (pack.go) and re-import from the unpacked folder.
+const OpenHandsFormat = "openhands"
 
 // Syncer pushes this machine's sessions and pulls the others'.
 type Syncer struct {
@@ -86,10 +91,8 @@ func (s *Syncer) Push(ctx context.Context) (*PushReport, error) {
 		if _, ok := revs[sess.ID]; !ok {
 			continue
 		}
-		if sess.Agent != SyncedFormat {
-			// Only the dsh importer re-imports a logical JSONL export; other
-			// formats (OpenHands) travel once their originals can (see DESIGN.md).
-			rep.NotSynced++
+		if !synced(sess.Agent) {
+			rep.NotSynced++ // a format this Logbook does not carry
 			continue
 		}
 		ids = append(ids, sess.ID)
@@ -155,7 +158,19 @@ func (s *Syncer) Push(ctx context.Context) (*PushReport, error) {
 	}
 	st.Pushed = next
 	st.LastPush = s.Now().UTC()
-	return rep, st.Save(s.Paths)
+	if err := st.Save(s.Paths); err != nil {
+		return rep, err
+	}
+	// Provenance: this machine's own sessions, and the machine each pulled
+	// one came from.
+	origins := make(map[string]string, len(all))
+	for _, sess := range all {
+		origins[sess.ID] = s.Machine
+		if p, ok := next[sess.ID]; ok && p.Origin != "" {
+			origins[sess.ID] = p.Origin
+		}
+	}
+	return rep, s.Archive.SetSyncOrigins(ctx, origins)
 }
 
 // pushOne spools the session's logical JSONL to a temp file and pushes it,
@@ -172,8 +187,10 @@ func (s *Syncer) pushOne(ctx context.Context, st *State, id string, rev int64, p
 	}
 	base := prev.Entry
 	if base == nil {
-		// Grown here from another machine's version: its pieces are reused.
-		if pl, ok := st.Pulled[id]; ok {
+		// Grown here from another machine's version: its pieces are reused,
+		// if they were seen recently enough that GC cannot have taken them
+		// (repo.GC's rule).
+		if pl, ok := st.Pulled[id]; ok && (s.Repo.Fresh <= 0 || s.Now().Sub(st.LastPull) < s.Repo.Fresh) {
 			base = &pl.Entry
 		}
 	}
@@ -182,6 +199,9 @@ func (s *Syncer) pushOne(ctx context.Context, st *State, id string, rev int64, p
 		return Pushed{}, repo.PushStats{}, err
 	}
 	meta := repo.Entry{SessionID: id, Agent: sess.Agent, Format: sess.Agent, SourceKind: "logical-jsonl"}
+	if sess.Agent == OpenHandsFormat {
+		meta.SourceKind = "openhands-pack"
+	}
 	e, ps, err := s.Repo.Push(ctx, f, size, meta, base)
 	if err != nil {
 		return Pushed{}, ps, err
@@ -201,8 +221,17 @@ func (s *Syncer) spool(ctx context.Context, id string) (*os.File, int64, crypt.H
 		return nil, 0, sum, err
 	}
 	h := sha256.New()
-	cw := &countWriter{w: io.MultiWriter(f, h)}
-	if err := s.Archive.ExportJSONL(ctx, id, cw); err != nil {
+	// The export writes a line at a time: buffered, not a syscall each.
+	bw := bufio.NewWriterSize(f, 1<<20)
+	cw := &countWriter{w: io.MultiWriter(bw, h)}
+	sess, err := s.Archive.Session(ctx, id)
+	if err == nil {
+		err = exportSession(ctx, s.Archive, sess, s.Paths.Work(), cw)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, 0, sum, fmt.Errorf("export %s: %w", id, err)
@@ -230,6 +259,7 @@ type PullReport struct {
 	Unchanged int      `json:"unchanged"`
 	Behind    int      `json:"behind"`     // versions this archive already holds more of
 	NotSynced int      `json:"not_synced"` // entries of formats this Logbook does not pull
+	Dismissed int      `json:"dismissed"`  // versions set aside by `logbook sync resolve`
 	Bytes     int64    `json:"bytes"`      // plaintext bytes fetched
 	// Import is the importer's report on the pulled files (verdicts).
 	Import    *archive.ImportReport `json:"import"`
@@ -262,7 +292,7 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 			if err := ctx.Err(); err != nil {
 				return rep, err
 			}
-			if e.Format != SyncedFormat {
+			if !synced(e.Format) {
 				rep.NotSynced++ // a newer Logbook's format: left on the remote
 				continue
 			}
@@ -275,6 +305,10 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 					rep.Behind++ // ours holds all of it, and our push publishes it
 					continue
 				}
+			}
+			if st.dismissed(m.Machine, e) {
+				rep.Dismissed++ // the user kept another version (Resolve)
+				continue
 			}
 			if v, ok := knownConflict(st, m.Machine, e); ok {
 				// Diverged before: local logs only grow, so it still does.
@@ -291,15 +325,15 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 			if p, ok := pulled[e.SessionID]; ok {
 				target = p.Path
 			}
-			verdict, path, n, err := s.pullOne(ctx, m.Machine, e, pulled, target, prior)
+			verdict, path, imp, n, err := s.pullOne(ctx, m.Machine, e, pulled, target, prior)
 			rep.Bytes += n
 			if err != nil {
 				return rep, err
 			}
 			switch verdict {
 			case pullNew:
-				paths = append(paths, path)
-				pulled[e.SessionID] = Pulled{Machine: m.Machine, Entry: e, Path: path}
+				paths = append(paths, imp)
+				pulled[e.SessionID] = Pulled{Machine: m.Machine, Entry: e, Path: path, Import: imp}
 				rep.Pulled++
 				s.progress("pulled %s from %s: %d bytes", e.SessionID, m.Machine, e.Length)
 			case pullSame:
@@ -321,6 +355,25 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 		if err := s.notePulled(ctx, st, ir, pulled); err != nil {
 			return rep, err
 		}
+		byPath := make(map[string]string, len(pulled))
+		for id, p := range pulled {
+			byPath[filepath.Clean(p.importPath())] = id
+		}
+		for _, f := range ir.Files {
+			id, ok := byPath[filepath.Clean(f.Path)]
+			if !ok || f.Action != "duplicate" {
+				continue
+			}
+			p := pulled[id]
+			// The archive reads this session from an agent's log here, of
+			// which the other machine holds more: the importer takes one
+			// source per session, so the longer version is kept aside and
+			// listed with the conflicts, not lost and not imported.
+			delete(pulled, id)
+			rep.Pulled--
+			s.addConflict(ctx, conflicts, id, Version{Machine: p.Machine, Length: p.Entry.Length, SHA256: p.Entry.Hash.String(), Path: p.Path})
+			s.progress("kept %s from %s aside: this archive reads the session from a log on this machine", id, p.Machine)
+		}
 	}
 	for id, p := range pulled {
 		st.Pulled[id] = p
@@ -335,7 +388,30 @@ func (s *Syncer) Pull(ctx context.Context) (*PullReport, error) {
 	}
 	st.Conflicts = rep.Conflicts
 	st.LastPull = s.Now().UTC()
-	return rep, st.Save(s.Paths)
+	if err := st.Save(s.Paths); err != nil {
+		return rep, err
+	}
+	origins := map[string]string{}
+	for id, p := range st.Pushed {
+		if p.Origin != "" {
+			origins[id] = p.Origin
+		}
+	}
+	if err := s.Archive.SetSyncOrigins(ctx, origins); err != nil {
+		return rep, err
+	}
+	return rep, s.Archive.SetSyncConflicts(ctx, s.Machine, archiveConflicts(rep.Conflicts))
+}
+
+// archiveConflicts is conflicts as the archive records them.
+func archiveConflicts(cs []Conflict) map[string][]archive.SyncVersion {
+	out := make(map[string][]archive.SyncVersion, len(cs))
+	for _, c := range cs {
+		for _, v := range c.Versions {
+			out[c.SessionID] = append(out[c.SessionID], archive.SyncVersion(v))
+		}
+	}
+	return out
 }
 
 // notePulled records, for the sessions the import took in whole, that the
@@ -348,7 +424,7 @@ func (s *Syncer) notePulled(ctx context.Context, st *State, ir *archive.ImportRe
 	}
 	for _, f := range ir.Files {
 		p, ok := pulled[f.SessionID]
-		if !ok || p.Path != f.Path || f.Verdict != archive.VerdictOK {
+		if !ok || filepath.Clean(p.importPath()) != filepath.Clean(f.Path) || f.Verdict != archive.VerdictOK {
 			continue
 		}
 		switch f.Action {
@@ -375,13 +451,13 @@ const (
 // diverged version from the machine whose older version this archive holds
 // unchanged (prior) is that machine rewriting its own session: an update.
 // It returns the file the version is in and the bytes fetched.
-func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, already map[string]Pulled, target string, prior *Pulled) (pullVerdict, string, int64, error) {
+func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, already map[string]Pulled, target string, prior *Pulled) (verdict pullVerdict, path, imp string, fetched int64, err error) {
 	if err := os.MkdirAll(s.Paths.Work(), 0o700); err != nil {
-		return 0, "", 0, err
+		return 0, "", "", 0, err
 	}
 	local, ln, lsum, err := s.localFile(ctx, e.SessionID, already)
 	if err != nil {
-		return 0, "", 0, err
+		return 0, "", "", 0, err
 	}
 	if local != nil {
 		defer local.Close()
@@ -389,34 +465,34 @@ func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, alre
 			defer os.Remove(local.Name()) // a spooled export
 		}
 	}
-	verdict := pullNew
+	verdict = pullNew
 	if local != nil && e.Length <= ln {
 		// This archive holds at least as much: compare without fetching.
 		h, err := hashPrefix(local, e.Length)
 		if err != nil {
-			return 0, "", 0, err
+			return 0, "", "", 0, err
 		}
 		switch {
 		case h != e.Hash:
 			verdict = pullConflict
 		case e.Length == ln:
-			return pullSame, "", 0, nil
+			return pullSame, "", "", 0, nil
 		default:
-			return pullBehind, "", 0, nil
+			return pullBehind, "", "", 0, nil
 		}
 	}
 	tmp, err := os.CreateTemp(s.Paths.Work(), ".pull-*")
 	if err != nil {
-		return 0, "", 0, err
+		return 0, "", "", 0, err
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	if err := s.Repo.Pull(ctx, e, tmp); err != nil {
-		return 0, "", 0, err
+	if fetched, err = s.Repo.PullN(ctx, e, tmp); err != nil {
+		return 0, "", "", fetched, err
 	}
 	if local != nil && verdict == pullNew {
 		if h, err := hashPrefix(tmp, ln); err != nil {
-			return 0, "", e.Length, err
+			return 0, "", "", fetched, err
 		} else if h != lsum {
 			verdict = pullConflict
 		}
@@ -424,27 +500,41 @@ func (s *Syncer) pullOne(ctx context.Context, machine string, e repo.Entry, alre
 	if verdict == pullConflict && prior != nil && prior.Machine == machine && prior.Entry.Hash == lsum && prior.Entry.Length == ln {
 		verdict = pullNew // its origin rewrote it; the archive keeps the old lines as superseded
 	}
-	path := target
+	path = target
 	if verdict == pullConflict || path == "" {
 		dir := s.Paths.In()
 		if verdict == pullConflict {
 			dir = s.Paths.Conflicts()
 		}
-		path = filepath.Join(dir, s.Repo.Key.Tag("machine", machine)[:16], s.Repo.Key.Tag("session", e.SessionID)[:24], "session.jsonl")
+		path = filepath.Join(dir, s.Repo.Key.Tag("machine", machine)[:16], s.Repo.Key.Tag("session", e.SessionID)[:24], streamName(e.Format))
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return 0, "", e.Length, err
+		return 0, "", "", fetched, err
 	}
 	if err := tmp.Sync(); err != nil {
-		return 0, "", e.Length, err
+		return 0, "", "", fetched, err
 	}
 	if err := tmp.Close(); err != nil {
-		return 0, "", e.Length, err
+		return 0, "", "", fetched, err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return 0, "", e.Length, err
+		return 0, "", "", fetched, err
 	}
-	return verdict, path, e.Length, nil
+	imp = path
+	if e.Format == OpenHandsFormat && verdict != pullConflict {
+		if imp, err = unpack(path, filepath.Join(filepath.Dir(path), "conversation")); err != nil {
+			return 0, "", "", fetched, err
+		}
+	}
+	return verdict, path, imp, fetched, nil
+}
+
+// streamName is the file a pulled session's bytes are kept in.
+func streamName(format string) string {
+	if format == OpenHandsFormat {
+		return "conversation.pack"
+	}
+	return "session.jsonl"
 }
 
 // localFile opens the local version of session id: the file pulled for it
@@ -494,7 +584,11 @@ func (s *Syncer) export(ctx context.Context, id string, w io.Writer) (found bool
 	if ok, err := s.holds(ctx, id); !ok || err != nil {
 		return false, err
 	}
-	return true, s.Archive.ExportJSONL(ctx, id, w)
+	sess, err := s.Archive.Session(ctx, id)
+	if err != nil {
+		return true, err
+	}
+	return true, exportSession(ctx, s.Archive, sess, s.Paths.Work(), w)
 }
 
 // holds reports whether the archive holds exactly session id (its Session

@@ -3,6 +3,8 @@ package archivesync_test
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +17,7 @@ import (
 	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/dshgen"
 	"github.com/logbook/logbook/archive/openhands"
+	"github.com/logbook/logbook/archive/openhands/openhandstest"
 	"github.com/logbook/logbook/archive/openhandsgen"
 	arcsync "github.com/logbook/logbook/sync"
 	"github.com/logbook/logbook/sync/archivesync"
@@ -244,26 +247,116 @@ func TestPullResumesAfterInterruption(t *testing.T) {
 	}
 }
 
-// An OpenHands conversation is not pushed (its export is not a dsh log the
-// other machine could import); it is counted, and the dsh sessions travel.
-func TestPushCarriesDshOnly(t *testing.T) {
+// originalFiles exports session id's kept files from store and reads them
+// back, by name.
+func originalFiles(t *testing.T, store *archive.Store, id string) map[string]string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "x")
+	require.NoError(t, store.ExportOriginal(context.Background(), id, dir))
+	return openhandstest.ReadTree(t, dir)
+}
+
+// OpenHands conversations travel too, in every layout: their kept files as
+// a pack, unpacked under their original name on the other machine and
+// imported through the same importer, with the same verdict, the same
+// projection and a byte-identical export of the original files.
+func TestOpenHandsTravels(t *testing.T) {
 	ctx := context.Background()
 	key, err := crypt.Generate()
 	require.NoError(t, err)
 	remote := fsremote.New(t.TempDir())
 	a := machine(t, remote, key, "a", dshgen.Generate(dshgen.Options{Seed: 5, Cwd: "/p", Turns: 3}))
-	facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 9, Turns: 3})
-	require.NoError(t, err)
-	ir, err := a.Archive.Import(ctx, []string{facts.Unit.Path}, archive.ImportOptions{})
-	require.NoError(t, err)
-	require.Equal(t, 1, ir.Summary.OK)
+	layouts := []openhands.Layout{openhands.LayoutSDK, openhands.LayoutCLITrajectory, openhands.LayoutV0Session,
+		openhands.LayoutJSONL, openhands.LayoutZip, openhands.LayoutV0Trajectory, openhands.LayoutAppA, openhands.LayoutAppB}
+	var units []openhandsgen.Facts
+	for i, l := range layouts {
+		facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: l, Seed: uint64(9 + i), Turns: 3})
+		require.NoError(t, err, l)
+		units = append(units, facts)
+		ir, err := a.Archive.Import(ctx, []string{facts.Unit.Path}, archive.ImportOptions{})
+		require.NoError(t, err)
+		require.Equal(t, 1, ir.Summary.OK, "%s: %+v", l, ir.Files)
+	}
 	rep, err := a.Push(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, 1, rep.Pushed)
-	assert.Equal(t, 1, rep.NotSynced)
+	assert.Equal(t, 1+len(layouts), rep.Pushed)
+	assert.Zero(t, rep.NotSynced)
+
 	b := machine(t, remote, key, "b")
 	pr, err := b.Pull(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, 1, pr.Pulled)
-	assert.Equal(t, archive.VerdictOK, pr.Import.Files[0].Verdict)
+	assert.Equal(t, 1+len(layouts), pr.Pulled)
+	for _, f := range pr.Import.Files {
+		assert.Equal(t, archive.VerdictOK, f.Verdict, "%s: %+v", f.Path, f)
+	}
+	for i, u := range units {
+		id := u.Unit.SessionID
+		sa, err := a.Archive.Session(ctx, id)
+		require.NoError(t, err, layouts[i])
+		sb, err := b.Archive.Session(ctx, sa.ID)
+		require.NoError(t, err, "%s: %s pulled", layouts[i], sa.ID)
+		assert.Equal(t, sa.Agent, sb.Agent)
+		assert.Equal(t, sa.Events, sb.Events, layouts[i])
+		assert.Equal(t, sa.Turns, sb.Turns, layouts[i])
+		assert.Equal(t, sa.Health, sb.Health, layouts[i])
+		assert.Equal(t, originalFiles(t, a.Archive, sa.ID), originalFiles(t, b.Archive, sa.ID), "%s: byte-identical original files", layouts[i])
+	}
+	// Nothing changed: the next push and pull move nothing.
+	rep, err = a.Push(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, rep.Pushed)
+	pr, err = b.Pull(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, pr.Pulled)
+	// B does not publish A's conversations as its own.
+	brep, err := b.Push(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1+len(layouts), brep.FromOthers)
+	assert.Zero(t, brep.Sessions)
+}
+
+// A session this machine reads from an agent's log, of which another machine
+// holds a longer version (the log was copied mid-session and continued
+// there): the importer takes one source per session, so the longer version
+// is kept aside and listed with the conflicts, never lost and never
+// imported over the local one.
+func TestLongerVersionOfALocalLogIsKeptAside(t *testing.T) {
+	ctx := context.Background()
+	key, err := crypt.Generate()
+	require.NoError(t, err)
+	remote := fsremote.New(t.TempDir())
+	l := dshgen.Generate(dshgen.Options{Seed: 61, Cwd: "/p", Turns: 6, NoPack: true})
+	a := machine(t, remote, key, "a", l)
+	_, err = a.Push(ctx)
+	require.NoError(t, err)
+
+	b := machine(t, remote, key, "b")
+	root := t.TempDir()
+	p, err := l.WriteFile(root, false)
+	require.NoError(t, err)
+	var half []byte
+	for _, line := range l.Lines()[:len(l.Lines())/2] {
+		half = append(append(half, line...), '\n')
+	}
+	require.NoError(t, os.WriteFile(p, half, 0o644))
+	_, err = b.Archive.Import(ctx, []string{root}, archive.ImportOptions{})
+	require.NoError(t, err)
+
+	for range 2 { // the second pull reports it again without fetching
+		pr, err := b.Pull(ctx)
+		require.NoError(t, err)
+		assert.Zero(t, pr.Pulled)
+		require.Len(t, pr.Conflicts, 1)
+		vs := pr.Conflicts[0].Versions
+		require.Len(t, vs, 2)
+		assert.True(t, vs[0].Local)
+		assert.Equal(t, int64(len(half)), vs[0].Length)
+		kept, err := os.ReadFile(vs[1].Path)
+		require.NoError(t, err)
+		assert.Equal(t, l.JSONL(), kept, "the longer version is kept whole")
+		assert.Equal(t, string(half), exportOf(t, b, l.ID()), "the local version is untouched")
+	}
+	info, err := b.Archive.SyncInfo(ctx)
+	require.NoError(t, err)
+	assert.Len(t, info[l.ID()].Conflict, 2, "marked in the archive")
 }

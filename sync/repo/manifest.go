@@ -15,8 +15,13 @@ import (
 	"github.com/logbook/logbook/sync/crypt"
 )
 
-// ManifestVersion is the format written; readers refuse newer ones.
-const ManifestVersion = 1
+// ManifestVersion is the format written; readers refuse newer ones and
+// the development format 1, whose pieces were not compressed.
+const ManifestVersion = 2
+
+// ErrOlderFormat means a manifest of format 1 (uncompressed pieces), which
+// only development builds wrote: start a new remote.
+var ErrOlderFormat = errors.New("repo: manifest written by a development build of Logbook (format 1, uncompressed pieces); sync to a new remote")
 
 // ErrNewerFormat means another machine runs a newer Logbook.
 var ErrNewerFormat = errors.New("repo: manifest written by a newer Logbook; update this machine")
@@ -135,6 +140,9 @@ func (r *Repo) readManifest(ctx context.Context, name string) (Manifest, error) 
 	var m Manifest
 	if err := json.NewDecoder(bytes.NewReader(js)).Decode(&m); err != nil {
 		return Manifest{}, fmt.Errorf("%s: %w: %v", name, crypt.ErrCorrupt, err)
+	}
+	if m.Version < ManifestVersion {
+		return Manifest{}, fmt.Errorf("%s: %w", name, ErrOlderFormat)
 	}
 	if m.Version > ManifestVersion {
 		return Manifest{}, fmt.Errorf("%s: %w (version %d)", name, ErrNewerFormat, m.Version)

@@ -121,7 +121,7 @@ func (r *Repo) Push(ctx context.Context, src io.ReaderAt, size int64, meta Entry
 		go func(name string, data []byte) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			n, err := r.putSealed(ctx, name, data, true)
+			n, err := r.putSealed(ctx, name, compressPiece(data), true)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -227,30 +227,39 @@ func (r *Repo) consolidate(pieces []Piece, size int64) []Piece {
 
 // Pull writes the session's bytes to w, verifying every piece and the whole.
 func (r *Repo) Pull(ctx context.Context, e Entry, w io.Writer) error {
+	_, err := r.PullN(ctx, e, w)
+	return err
+}
+
+// PullN is Pull that also returns the bytes fetched from the remote
+// (encrypted, compressed: what crossed the network).
+func (r *Repo) PullN(ctx context.Context, e Entry, w io.Writer) (fetched int64, err error) {
 	whole := sha256.New()
 	var off int64
 	for _, p := range e.Pieces {
 		if p.Off != off {
-			return fmt.Errorf("pull %s: %w: piece at %d, want %d", e.SessionID, crypt.ErrCorrupt, p.Off, off)
+			return fetched, fmt.Errorf("pull %s: %w: piece at %d, want %d", e.SessionID, crypt.ErrCorrupt, p.Off, off)
 		}
-		h := p.Hash
-		pt, _, err := r.getSealed(ctx, r.pieceName(h), &h, false)
+		name := r.pieceName(p.Hash)
+		z, n, err := r.getSealed(ctx, name, nil, false)
+		fetched += n
 		if err != nil {
-			return fmt.Errorf("pull %s: %w", e.SessionID, err)
+			return fetched, fmt.Errorf("pull %s: %w", e.SessionID, err)
 		}
-		if int64(len(pt)) != p.Len {
-			return fmt.Errorf("pull %s: %w: piece length %d, want %d", e.SessionID, crypt.ErrCorrupt, len(pt), p.Len)
+		pt, err := decompressPiece(name, z, p.Len, p.Hash)
+		if err != nil {
+			return fetched, fmt.Errorf("pull %s: %w", e.SessionID, err)
 		}
 		whole.Write(pt)
 		if _, err := w.Write(pt); err != nil {
-			return fmt.Errorf("pull %s: %w", e.SessionID, err)
+			return fetched, fmt.Errorf("pull %s: %w", e.SessionID, err)
 		}
 		off += p.Len
 	}
 	var got crypt.Hash
 	copy(got[:], whole.Sum(nil))
 	if off != e.Length || got != e.Hash {
-		return fmt.Errorf("pull %s: %w: assembled bytes do not match the entry", e.SessionID, crypt.ErrCorrupt)
+		return fetched, fmt.Errorf("pull %s: %w: assembled bytes do not match the entry", e.SessionID, crypt.ErrCorrupt)
 	}
-	return nil
+	return fetched, nil
 }

@@ -56,11 +56,15 @@ type Repo struct {
 	Parallel int
 	// Now stamps manifests.
 	Now func() time.Time
+	// Fresh is how recent an already stored piece must be for Push to rely
+	// on it instead of uploading it again (0: any age). Set it to half of
+	// GC's grace period; see GC.
+	Fresh time.Duration
 }
 
 // New returns a Repo with defaults.
 func New(r arcsync.Remote, k *crypt.Key) *Repo {
-	return &Repo{Remote: r, Key: k, PieceSize: DefaultPieceSize, MaxFragments: DefaultMaxFragments, Parallel: 4, Now: time.Now}
+	return &Repo{Remote: r, Key: k, PieceSize: DefaultPieceSize, MaxFragments: DefaultMaxFragments, Parallel: 4, Now: time.Now, Fresh: DefaultGrace / 2}
 }
 
 func (r *Repo) pieceName(h crypt.Hash) string {
@@ -73,9 +77,12 @@ func (r *Repo) pieceName(h crypt.Hash) string {
 // plaintext). It returns the bytes sent, 0 when skipped.
 func (r *Repo) putSealed(ctx context.Context, name string, plaintext []byte, skipExisting bool) (int64, error) {
 	if skipExisting {
-		_, err := r.Remote.Stat(ctx, name)
-		if err == nil {
+		o, err := r.Remote.Stat(ctx, name)
+		if err == nil && (r.Fresh <= 0 || r.Now().Sub(o.ModTime) < r.Fresh) {
 			return 0, nil
+		}
+		if err == nil {
+			err = arcsync.ErrNotExist // old: GC may take it, so store it anew
 		}
 		if !arcsync.IsNotExist(err) {
 			return 0, err

@@ -128,7 +128,11 @@ func TestAppendMovesOnlyNewBytes(t *testing.T) {
 	data := logBytes(2, 3<<20+777)
 	e1, _ := push(t, r, data, "s", nil)
 
-	grown := append(bytes.Clone(data), logBytes(3, 1_000_000)...)
+	// Random bytes do not compress: what moves is the appended bytes
+	// themselves, never the old ones.
+	appended := make([]byte, 1_000_000)
+	_, _ = rand.NewChaCha8([32]byte{3}).Read(appended)
+	grown := append(bytes.Clone(data), appended...)
 	before := cr.put.Load()
 	e2, st := push(t, r, grown, "s", &e1)
 	moved := cr.put.Load() - before
@@ -138,6 +142,19 @@ func TestAppendMovesOnlyNewBytes(t *testing.T) {
 	assert.Equal(t, e1.Generation+1, e2.Generation)
 	assert.Equal(t, repo.Prefix, repo.Compare(e1, e2))
 	assert.Equal(t, grown, pull(t, r, e2))
+}
+
+// Pieces are compressed before encryption: a JSONL-like log moves far
+// fewer bytes than it holds, and still pulls back byte for byte.
+func TestPiecesCompressed(t *testing.T) {
+	cr := &counting{Remote: memremote.New()}
+	r := repo.New(cr, mustKey(t))
+	data := logBytes(5, 3<<20)
+	e, st := push(t, r, data, "s", nil)
+	t.Logf("%d bytes of log: %d bytes stored", len(data), st.Bytes)
+	assert.Equal(t, cr.put.Load(), st.Bytes)
+	assert.Less(t, st.Bytes, int64(len(data))*6/10, "zstd before age")
+	assert.Equal(t, data, pull(t, r, e))
 }
 
 func TestFragmentsConsolidate(t *testing.T) {

@@ -9,7 +9,7 @@
 // stream (/api/events) its tabs share (api/stream).
 import * as App from '../../wailsjs/go/app/App';
 import type {
-  EventMap, TimelineQuery, SearchRequest, ScheduleAction, ImportSettings, SchedulerConfig, Wire, ExportOptions, RedactDecisions,
+  EventMap, TimelineQuery, SearchRequest, ScheduleAction, ImportSettings, SchedulerConfig, SyncSettings, Wire, ExportOptions, RedactDecisions,
   WebhookSettings,
   UsageFilter, Prices,
 } from './types';
@@ -115,6 +115,7 @@ const readOnly = new Set<MethodName>([
   'FileProblems', 'InterruptedSessions', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys', 'ExportScan',
   'WebhookSettings',
   'FileEdits', 'SessionUsage', 'Usage', 'SessionGists', 'Prices',
+  'SyncStatus', 'SyncSettings',
 ]);
 
 const GAVE_UP =
@@ -309,4 +310,9 @@ export const api = {
   sessionGists: () => run(() => App.SessionGists()),
   prices: () => run(() => App.Prices()),
   setPrices: (p: Prices) => run(() => App.SetPrices(arg(p))),
+  /** Sync: set up or not, the last sync's summary, pending bytes, errors and conflicts. */
+  syncStatus: () => run(() => App.SyncStatus()),
+  setSyncSettings: (s: SyncSettings) => run(() => App.SetSyncSettings(arg(s))),
+  /** Starts one sync in the background; sync:progress and sync:done follow. */
+  syncNow: () => run(() => App.SyncNow()),
 };

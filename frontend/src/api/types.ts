@@ -93,6 +93,9 @@ export type FollowRoot = Wire<follow.Status>;
 export type ScheduleItem = Wire<app.ScheduleRow>;
 export type ScheduleFire = Wire<archive.ScheduleFire>;
 export type SchedulerConfig = Wire<app.SchedulerConfig>;
+/** Sync as the Settings view shows it (app/sync.go). */
+export type SyncStatus = Wire<app.SyncStatus>;
+export type SyncSettings = Wire<app.SyncSettings>;
 /** An API key as listed: name, fingerprint, created, last used; never the key. */
 export type APIKeyInfo = Wire<apikey.Info>;
 /** A key just made: the only answer that carries the key itself. */
@@ -126,4 +129,6 @@ export interface EventMap {
   'archive:changed': { sessions: string[] };
   'schedule:fired': unknown;
   'follow:status': FollowStatus;
+  'sync:progress': { line: string };
+  'sync:done': SyncStatus;
 }

@@ -470,6 +470,7 @@ export namespace app {
 	    relations: archive.Relations;
 	    files: archive.FileStatus[];
 	    problems: format.Problem[];
+	    sync?: archive.SessionSync;
 	
 	    static createFrom(source: any = {}) {
 	        return new SessionDetail(source);
@@ -481,6 +482,74 @@ export namespace app {
 	        this.relations = this.convertValues(source["relations"], archive.Relations);
 	        this.files = this.convertValues(source["files"], archive.FileStatus);
 	        this.problems = this.convertValues(source["problems"], format.Problem);
+	        this.sync = this.convertValues(source["sync"], archive.SessionSync);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SyncSettings {
+	    auto: boolean;
+	    every_minutes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new SyncSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.auto = source["auto"];
+	        this.every_minutes = source["every_minutes"];
+	    }
+	}
+	export class SyncStatus {
+	    configured: boolean;
+	    remotes: string[];
+	    machine: string;
+	    settings: SyncSettings;
+	    running: boolean;
+	    progress: string;
+	    // Go type: time
+	    last_sync?: any;
+	    last?: archivesync.Summary;
+	    pending_sessions: number;
+	    pending_bytes: number;
+	    conflicts: archivesync.Conflict[];
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SyncStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.configured = source["configured"];
+	        this.remotes = source["remotes"];
+	        this.machine = source["machine"];
+	        this.settings = this.convertValues(source["settings"], SyncSettings);
+	        this.running = source["running"];
+	        this.progress = source["progress"];
+	        this.last_sync = this.convertValues(source["last_sync"], null);
+	        this.last = this.convertValues(source["last"], archivesync.Summary);
+	        this.pending_sessions = source["pending_sessions"];
+	        this.pending_bytes = source["pending_bytes"];
+	        this.conflicts = this.convertValues(source["conflicts"], archivesync.Conflict);
+	        this.error = source["error"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -702,6 +771,60 @@ export namespace archive {
 	        this.pending = source["pending"];
 	    }
 	}
+	export class FileReport {
+	    path: string;
+	    session_id: string;
+	    verdict: string;
+	    error?: format.Problem;
+	    warnings: format.Problem[];
+	    records: number;
+	    logical_events: number;
+	    last_seq: number;
+	    changed: boolean;
+	    action: string;
+	    bytes: number;
+	    agent?: string;
+	    format?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.session_id = source["session_id"];
+	        this.verdict = source["verdict"];
+	        this.error = this.convertValues(source["error"], format.Problem);
+	        this.warnings = this.convertValues(source["warnings"], format.Problem);
+	        this.records = source["records"];
+	        this.logical_events = source["logical_events"];
+	        this.last_seq = source["last_seq"];
+	        this.changed = source["changed"];
+	        this.action = source["action"];
+	        this.bytes = source["bytes"];
+	        this.agent = source["agent"];
+	        this.format = source["format"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class FileStatus {
 	    path: string;
 	    session_id: string;
@@ -744,6 +867,70 @@ export namespace archive {
 	        this.duplicate = source["duplicate"];
 	        this.first_seen = this.convertValues(source["first_seen"], null);
 	        this.last_import = this.convertValues(source["last_import"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Summary {
+	    files: number;
+	    ok: number;
+	    recovered: number;
+	    corrupt: number;
+	    unsupported: number;
+	    failed: number;
+	    changed: number;
+	    unchanged: number;
+	    events: number;
+	    bytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Summary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.files = source["files"];
+	        this.ok = source["ok"];
+	        this.recovered = source["recovered"];
+	        this.corrupt = source["corrupt"];
+	        this.unsupported = source["unsupported"];
+	        this.failed = source["failed"];
+	        this.changed = source["changed"];
+	        this.unchanged = source["unchanged"];
+	        this.events = source["events"];
+	        this.bytes = source["bytes"];
+	    }
+	}
+	export class ImportReport {
+	    files: FileReport[];
+	    gone: string[];
+	    summary: Summary;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.files = this.convertValues(source["files"], FileReport);
+	        this.gone = source["gone"];
+	        this.summary = this.convertValues(source["summary"], Summary);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1181,37 +1368,63 @@ export namespace archive {
 		    return a;
 		}
 	}
-	
-	export class Summary {
-	    files: number;
-	    ok: number;
-	    recovered: number;
-	    corrupt: number;
-	    unsupported: number;
-	    failed: number;
-	    changed: number;
-	    unchanged: number;
-	    events: number;
-	    bytes: number;
+	export class SyncVersion {
+	    machine: string;
+	    local?: boolean;
+	    length: number;
+	    sha256: string;
+	    path?: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Summary(source);
+	        return new SyncVersion(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.files = source["files"];
-	        this.ok = source["ok"];
-	        this.recovered = source["recovered"];
-	        this.corrupt = source["corrupt"];
-	        this.unsupported = source["unsupported"];
-	        this.failed = source["failed"];
-	        this.changed = source["changed"];
-	        this.unchanged = source["unchanged"];
-	        this.events = source["events"];
-	        this.bytes = source["bytes"];
+	        this.machine = source["machine"];
+	        this.local = source["local"];
+	        this.length = source["length"];
+	        this.sha256 = source["sha256"];
+	        this.path = source["path"];
 	    }
 	}
+	export class SessionSync {
+	    session_id: string;
+	    machine: string;
+	    conflict?: SyncVersion[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionSync(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.machine = source["machine"];
+	        this.conflict = this.convertValues(source["conflict"], SyncVersion);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	
 	export class ToolCall {
 	    session_id: string;
 	    call_id: string;
@@ -1537,6 +1750,233 @@ export namespace archive {
 	        this.approvals_denied = source["approvals_denied"];
 	        this.tools = this.convertValues(source["tools"], ToolUse);
 	        this.longest = this.convertValues(source["longest"], SessionSpan);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+
+}
+
+export namespace archivesync {
+	
+	export class Version {
+	    machine: string;
+	    local?: boolean;
+	    length: number;
+	    sha256: string;
+	    path?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Version(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.machine = source["machine"];
+	        this.local = source["local"];
+	        this.length = source["length"];
+	        this.sha256 = source["sha256"];
+	        this.path = source["path"];
+	    }
+	}
+	export class Conflict {
+	    session_id: string;
+	    versions: Version[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Conflict(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.session_id = source["session_id"];
+	        this.versions = this.convertValues(source["versions"], Version);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PullReport {
+	    machine: string;
+	    machines: string[];
+	    pulled: number;
+	    unchanged: number;
+	    behind: number;
+	    not_synced: number;
+	    dismissed: number;
+	    bytes: number;
+	    import?: archive.ImportReport;
+	    conflicts: Conflict[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PullReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.machine = source["machine"];
+	        this.machines = source["machines"];
+	        this.pulled = source["pulled"];
+	        this.unchanged = source["unchanged"];
+	        this.behind = source["behind"];
+	        this.not_synced = source["not_synced"];
+	        this.dismissed = source["dismissed"];
+	        this.bytes = source["bytes"];
+	        this.import = this.convertValues(source["import"], archive.ImportReport);
+	        this.conflicts = this.convertValues(source["conflicts"], Conflict);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PushReport {
+	    machine: string;
+	    sessions: number;
+	    pushed: number;
+	    unchanged: number;
+	    from_others: number;
+	    not_synced: number;
+	    pieces: number;
+	    bytes: number;
+	    existing: number;
+	    kept: number;
+	    manifest_seq: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new PushReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.machine = source["machine"];
+	        this.sessions = source["sessions"];
+	        this.pushed = source["pushed"];
+	        this.unchanged = source["unchanged"];
+	        this.from_others = source["from_others"];
+	        this.not_synced = source["not_synced"];
+	        this.pieces = source["pieces"];
+	        this.bytes = source["bytes"];
+	        this.existing = source["existing"];
+	        this.kept = source["kept"];
+	        this.manifest_seq = source["manifest_seq"];
+	    }
+	}
+	export class RemoteReport {
+	    remote: string;
+	    push?: PushReport;
+	    pull?: PullReport;
+	    bytes_up: number;
+	    bytes_down: number;
+	    error?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RemoteReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.remote = source["remote"];
+	        this.push = this.convertValues(source["push"], PushReport);
+	        this.pull = this.convertValues(source["pull"], PullReport);
+	        this.bytes_up = source["bytes_up"];
+	        this.bytes_down = source["bytes_down"];
+	        this.error = source["error"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Summary {
+	    machine: string;
+	    pushed: number;
+	    pulled: number;
+	    bytes_up: number;
+	    bytes_down: number;
+	    conflicts: number;
+	    errors: string[];
+	    remotes: RemoteReport[];
+	    // Go type: time
+	    started: any;
+	    // Go type: time
+	    finished: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Summary(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.machine = source["machine"];
+	        this.pushed = source["pushed"];
+	        this.pulled = source["pulled"];
+	        this.bytes_up = source["bytes_up"];
+	        this.bytes_down = source["bytes_down"];
+	        this.conflicts = source["conflicts"];
+	        this.errors = source["errors"];
+	        this.remotes = this.convertValues(source["remotes"], RemoteReport);
+	        this.started = this.convertValues(source["started"], null);
+	        this.finished = this.convertValues(source["finished"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

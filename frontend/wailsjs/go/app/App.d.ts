@@ -69,9 +69,17 @@ export function SetPrices(arg1:app.Prices):Promise<void>;
 
 export function SetSchedulerConfig(arg1:app.SchedulerConfig):Promise<void>;
 
+export function SetSyncSettings(arg1:app.SyncSettings):Promise<void>;
+
 export function SetWebhookSettings(arg1:app.WebhookSettings):Promise<app.WebhookStatus>;
 
 export function StartImport():Promise<void>;
+
+export function SyncNow():Promise<void>;
+
+export function SyncSettings():Promise<app.SyncSettings>;
+
+export function SyncStatus():Promise<app.SyncStatus>;
 
 export function Timeline(arg1:string,arg2:archive.TimelineQuery):Promise<archive.TimelinePage>;
 

@@ -126,12 +126,28 @@ export function SetSchedulerConfig(arg1) {
   return window['go']['app']['App']['SetSchedulerConfig'](arg1);
 }
 
+export function SetSyncSettings(arg1) {
+  return window['go']['app']['App']['SetSyncSettings'](arg1);
+}
+
 export function SetWebhookSettings(arg1) {
   return window['go']['app']['App']['SetWebhookSettings'](arg1);
 }
 
 export function StartImport() {
   return window['go']['app']['App']['StartImport']();
+}
+
+export function SyncNow() {
+  return window['go']['app']['App']['SyncNow']();
+}
+
+export function SyncSettings() {
+  return window['go']['app']['App']['SyncSettings']();
+}
+
+export function SyncStatus() {
+  return window['go']['app']['App']['SyncStatus']();
 }
 
 export function Timeline(arg1, arg2) {

@@ -1,0 +1,99 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/sync/archivesync"
+)
+
+// syncedApps are two apps (two machines) set up to sync through one folder
+// remote, as `logbook sync init` does on each.
+func syncedApps(t *testing.T) (*testApp, *testApp) {
+	t.Helper()
+	remote := filepath.Join(t.TempDir(), "remote")
+	var apps []*testApp
+	for range 2 {
+		data := t.TempDir()
+		_, _, _, err := archivesync.Setup(context.Background(), archivesync.Paths{Dir: data}, "file://"+remote, "a test passphrase", 10)
+		require.NoError(t, err)
+		apps = append(apps, newTestApp(t, func(d *Deps) { d.DataDir = data }))
+	}
+	return apps[0], apps[1]
+}
+
+// waitSync waits until app a has finished a sync after since, and returns
+// its status.
+func waitSync(t *testing.T, a *testApp, since time.Time) SyncStatus {
+	t.Helper()
+	var st SyncStatus
+	require.Eventually(t, func() bool {
+		var err error
+		st, err = a.SyncStatus()
+		require.NoError(t, err)
+		return !st.Running && st.LastSync != nil && st.LastSync.After(since)
+	}, 60*time.Second, 20*time.Millisecond)
+	return st
+}
+
+// The app syncs after an import by itself (Auto, the default), and on
+// SyncNow; the other machine's app pulls the session, indexes it, and
+// reports what moved; the status shows no pending bytes once pushed.
+func TestAppSyncsAfterImportAndOnDemand(t *testing.T) {
+	a, b := syncedApps(t)
+	st, err := a.SyncStatus()
+	require.NoError(t, err)
+	assert.True(t, st.Configured)
+	assert.True(t, st.Settings.Auto)
+	assert.Equal(t, 10, st.Settings.EveryMinutes)
+
+	l := a.generate(t, 3, "/home/a/p")
+	since := time.Now().UTC()
+	a.importNow(t) // kicks a sync
+	st = waitSync(t, a, since)
+	require.NotNil(t, st.Last)
+	assert.Empty(t, st.Last.Errors)
+	assert.Equal(t, 1, st.Last.Pushed)
+	assert.Positive(t, st.Last.BytesUp)
+	assert.Zero(t, st.PendingBytes)
+
+	since = time.Now().UTC()
+	require.NoError(t, b.SyncNow())
+	st = waitSync(t, b, since)
+	assert.Equal(t, 1, st.Last.Pulled)
+	assert.Positive(t, st.Last.BytesDown)
+	sess, err := b.Session(l.ID())
+	require.NoError(t, err)
+	assert.Equal(t, l.ID(), sess.Session.ID)
+	require.NotNil(t, sess.Sync, "the session names the machine it came from")
+	assert.Equal(t, a.syncMachine(t), sess.Sync.Machine)
+	res, err := b.Search(SearchRequest{Query: "the"})
+	require.NoError(t, err)
+	assert.NotEmpty(t, res.Hits, "pulled sessions are searchable")
+}
+
+func TestSyncSettings(t *testing.T) {
+	a := newTestApp(t)
+	st, err := a.SyncStatus()
+	require.NoError(t, err)
+	assert.False(t, st.Configured)
+	assert.Error(t, a.SyncNow(), "not set up")
+	require.NoError(t, a.SetSyncSettings(SyncSettings{Auto: false, EveryMinutes: 30}))
+	s, err := a.SyncSettings()
+	require.NoError(t, err)
+	assert.Equal(t, SyncSettings{Auto: false, EveryMinutes: 30}, s)
+	assert.Error(t, a.SetSyncSettings(SyncSettings{EveryMinutes: 0}))
+}
+
+// syncMachine is app a's sync machine id.
+func (ta *testApp) syncMachine(t *testing.T) string {
+	t.Helper()
+	c, err := archivesync.LoadConfig(ta.syncPaths())
+	require.NoError(t, err)
+	return c.Machine
+}
