@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/logbook/logbook/archive/dshgen"
 	"github.com/logbook/logbook/archive/openhands"
+	"github.com/logbook/logbook/archive/openhands/openhandstest"
 	"github.com/logbook/logbook/archive/openhandsgen"
 	"github.com/logbook/logbook/export/exporttest"
 )
@@ -64,24 +64,8 @@ func assertSameOriginals(t *testing.T, src, dst string, ids map[string]string) {
 		require.Equal(t, 0, r.code, r.stderr)
 		r = cliData(t, dst, "export", id, "--format", "openhands", "-o", db)
 		require.Equal(t, 0, r.code, r.stderr)
-		assert.Equal(t, readTree(t, da), readTree(t, db), "session %s: the original files differ", id)
+		assert.Equal(t, openhandstest.ReadTree(t, da), openhandstest.ReadTree(t, db), "session %s: the original files differ", id)
 	}
-}
-
-// readTree reads every file under dir by its slash path.
-func readTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	}))
-	return out
 }
 
 // TestBundleRealLog: the real 87k-event log goes through a bundle into a fresh
@@ -342,7 +326,7 @@ func TestBundleRedacted(t *testing.T) {
 	dirs, err := os.ReadDir(filepath.Join(fresh, bundlesDir))
 	require.NoError(t, err)
 	require.Len(t, dirs, 1)
-	tree := readTree(t, filepath.Join(fresh, bundlesDir, dirs[0].Name()))
+	tree := openhandstest.ReadTree(t, filepath.Join(fresh, bundlesDir, dirs[0].Name()))
 	assert.Contains(t, tree, "sessions/1/session.md")
 	assert.Contains(t, tree["manifest.json"], `"redacted": true`)
 	for name, body := range tree {
