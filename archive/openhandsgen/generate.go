@@ -117,7 +117,9 @@ func (g *gen) malform(entries []entry, style Style, v0 bool) []entry {
 		case Unparseable:
 			e := fresh(obj{{"id", g.uuid()}, {"timestamp", ts}, {"source", "agent"}, {"kind", "MessageEvent"}})
 			e.data = e.data[:len(e.data)/2]
-			insert(e, 1, false)
+			// Never last: the newest event file cut short is one still being
+			// written (a torn tail), not damage.
+			insert(e, 1, true)
 		case UnknownKind:
 			o := obj{{"id", g.uuid()}, {"timestamp", ts}, {"source", "environment"}, {"detail", g.text(3)}, {"kind", "FutureEvent"}}
 			if v0 {

@@ -16,7 +16,7 @@ const (
 	// Duplicate writes an earlier event again under a new sequence number
 	// or line: the reader keeps the first.
 	Duplicate Malformation = "duplicate"
-	// Unparseable writes an event cut off in the middle.
+	// Unparseable writes an event cut off in the middle, followed by others.
 	Unparseable Malformation = "unparseable"
 	// UnknownKind writes an event of a kind no release has.
 	UnknownKind Malformation = "unknown-kind"
