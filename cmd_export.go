@@ -38,6 +38,12 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	if *kept != "" && *format != "jsonl" {
 		return usageError{fmt.Errorf("--kept exports raw bytes: use it with --format jsonl")}
 	}
+	switch *kept {
+	case "", "upstream", "original", "tail":
+	default:
+		// Checked with the other flags, before the archive is opened or -o FILE made.
+		return usageError{fmt.Errorf("--kept must be upstream, original or tail, got %q", *kept)}
+	}
 	s, err := e.openArchive(ctx)
 	if err != nil {
 		return err
@@ -93,13 +99,8 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 }
 
 // exportKept writes the bytes of kind the archive kept for the session's file (the
-// file's own bytes, as they were on disk, not logical JSONL).
+// file's own bytes, as they were on disk, not logical JSONL); cmdExport checked kind.
 func exportKept(ctx context.Context, s *archive.Store, sessionID, kind string, w io.Writer) error {
-	switch kind {
-	case "upstream", "original", "tail":
-	default:
-		return usageError{fmt.Errorf("--kept must be upstream, original or tail, got %q", kind)}
-	}
 	files, err := s.SessionFiles(ctx, sessionID)
 	if err != nil {
 		return err

@@ -42,3 +42,14 @@ func TestExportOpenHands(t *testing.T) {
 	r = cliData(t, data, "export", fr.SessionID, "--format", "openhands")
 	assert.Equal(t, 2, r.code, "a folder must be named: %s", r.stderr)
 }
+
+// TestExportKeptKindIsAUsageError: an unknown --kept kind is refused with the other
+// flags, exit 2, before -o FILE is made.
+func TestExportKeptKindIsAUsageError(t *testing.T) {
+	data := t.TempDir()
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	r := cliData(t, data, "export", "some-id", "--kept", "backup", "-o", out)
+	assert.Equal(t, 2, r.code, r.stderr)
+	assert.Contains(t, r.stderr, `--kept must be upstream, original or tail, got "backup"`)
+	assert.NoFileExists(t, out)
+}
