@@ -117,8 +117,8 @@ func (rd *Redactor) Redact(doc Doc) string {
 		}
 	}
 	rd.values.each(text, func(s, e, i int) {
-		if sp := rd.secrets[i]; len(sp.secret) >= placeholderMinLen || standsAlone(text, s, e) {
-			spans = append(spans, repl{s, e, sp.placeholder})
+		if valueCounts(text, s, e) {
+			spans = append(spans, repl{s, e, rd.secrets[i].placeholder})
 		}
 	})
 	if len(spans) == 0 {

@@ -70,7 +70,7 @@ func (r *nameRule) find(text, lower string, out []match) []match {
 			}
 			s, e := i+j, i+j+len(n)
 			i = e
-			if (s > 0 && isNameByte(hay[s-1])) || (e < len(hay) && isNameByte(hay[e])) {
+			if !standsAlone(hay, s, e) {
 				continue
 			}
 			out = append(out, match{start: s, end: e, rule: "user-name", cat: CategoryUser, prio: prioName})

@@ -58,6 +58,12 @@ func standsAlone(text string, s, e int) bool {
 	return !(s > 0 && isNameByte(text[s-1])) && !(e < len(text) && isNameByte(text[e]))
 }
 
+// valueCounts reports whether a found value at text[s:e] counts: a long one wherever it
+// occurs, a short one (below placeholderMinLen) only where it stands alone.
+func valueCounts(text string, s, e int) bool {
+	return e-s >= placeholderMinLen || standsAlone(text, s, e)
+}
+
 // propagation finds, in a second pass, the values the first pass found anywhere: a
 // token detected in a curl command is as secret in the tool output that echoes it, and
 // the report (and so every preview) must show it there too.
@@ -68,7 +74,7 @@ type propagation struct {
 
 func (p *propagation) find(text, _ string, out []match) []match {
 	p.set.each(text, func(s, e, i int) {
-		if len(p.set.values[i]) >= placeholderMinLen || standsAlone(text, s, e) {
+		if valueCounts(text, s, e) {
 			m := p.found[i]
 			m.start, m.end = s, e
 			out = append(out, m)
