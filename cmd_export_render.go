@@ -129,6 +129,9 @@ func exportBundle(ctx context.Context, e *env, s *archive.Store, pos []string, s
 	})
 }
 
+// any reports whether any of the flags is set.
+func (rf renderFlags) any() bool { return *rf.redact || *rf.yes || *rf.json || *rf.names != "" }
+
 // check validates the redaction flags against -o FILE.
 func (rf renderFlags) check(out string) error {
 	if (*rf.yes || *rf.json || *rf.names != "") && !*rf.redact {

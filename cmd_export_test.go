@@ -53,3 +53,19 @@ func TestExportKeptKindIsAUsageError(t *testing.T) {
 	assert.Contains(t, r.stderr, `--kept must be upstream, original or tail, got "backup"`)
 	assert.NoFileExists(t, out)
 }
+
+// TestExportRawFormatsRefuseRedact: jsonl and openhands write the archive's bytes, so
+// --redact (or a flag that goes with it) there is a usage error, not ignored.
+func TestExportRawFormatsRefuseRedact(t *testing.T) {
+	data := t.TempDir()
+	for _, args := range [][]string{
+		{"export", "some-id", "--redact"},
+		{"export", "some-id", "--format", "jsonl", "--redact", "--yes"},
+		{"export", "some-id", "--format", "openhands", "--redact", "-o", filepath.Join(t.TempDir(), "conv")},
+		{"export", "some-id", "--redact-names", "ann"},
+	} {
+		r := cliData(t, data, args...)
+		assert.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
+		assert.Contains(t, r.stderr, "go with --format md, html or bundle", args)
+	}
+}
