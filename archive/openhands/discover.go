@@ -142,26 +142,30 @@ func classify(dir string, entries []os.DirEntry) (Layout, bool) {
 	if _, ok := has[baseStateFile]; ok {
 		return LayoutSDK, true
 	}
-	counts := map[Layout]int{}
+	// One file decides, in this order: a CLI trajectory event, an app A file, an
+	// app B file. An app B name costs a read, so it is sniffed only while
+	// nothing has decided yet.
+	appA, appB := false, false
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
 			continue
 		}
 		switch n := e.Name(); {
 		case sdkEventName.MatchString(n):
-			counts[LayoutCLITrajectory]++
+			return LayoutCLITrajectory, true
 		case appAName.MatchString(n):
-			counts[LayoutAppA]++
-		case appBName.MatchString(n) && isEventObject(sniff(filepath.Join(dir, n))):
+			appA = true
+		case !appA && !appB && appBName.MatchString(n) && isEventObject(sniff(filepath.Join(dir, n))):
 			// A V0 trajectory may be named <hex>.json too; app B files
 			// hold one event object each, never an array or a wrapper.
-			counts[LayoutAppB]++
+			appB = true
 		}
 	}
-	for _, l := range []Layout{LayoutCLITrajectory, LayoutAppA, LayoutAppB} {
-		if counts[l] > 0 {
-			return l, true
-		}
+	switch {
+	case appA:
+		return LayoutAppA, true
+	case appB:
+		return LayoutAppB, true
 	}
 	return "", false
 }
