@@ -29,12 +29,13 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	if *format != "jsonl" && *format != "openhands" && !isRenderFormat(*format) {
 		return usageError{fmt.Errorf("unknown format %q (supported: jsonl, md, html, bundle, openhands)", *format)}
 	}
-	if !isRenderFormat(*format) && render.any() {
-		// jsonl and openhands are the archive's bytes: they cannot be redacted, and a
-		// --redact passed over in silence would write the secrets it was to keep out.
-		return usageError{fmt.Errorf("--redact, --yes, --json and --redact-names go with --format md, html or bundle; --format %s is not redacted", *format)}
-	}
 	if err := sel.check(*format, pos); err != nil {
+		return err
+	}
+	if *format == export.FormatBundle && *out == "" {
+		return usageError{fmt.Errorf("a bundle is a zip file: write it with -o FILE.logbook")}
+	}
+	if err := render.check(*format, *out); err != nil {
 		return err
 	}
 	if *format == "openhands" && (*out == "" || *kept != "") {

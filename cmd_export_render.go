@@ -45,9 +45,6 @@ func isRenderFormat(format string) bool {
 // exportRendered writes session id (or the part of it sel chooses) as Markdown or
 // HTML to -o FILE or standard output, after the redaction gate when --redact is set.
 func exportRendered(ctx context.Context, e *env, s *archive.Store, id, format string, rf renderFlags, sel *selectFlags, out string, force bool) error {
-	if err := rf.check(out); err != nil {
-		return err
-	}
 	part, err := sel.part()
 	if err != nil {
 		return err
@@ -78,12 +75,6 @@ func exportRendered(ctx context.Context, e *env, s *archive.Store, id, format st
 // -o FILE. Without --redact each session is loaded, written and let go in turn;
 // with it, all are scanned as one so a secret gets one placeholder throughout.
 func exportBundle(ctx context.Context, e *env, s *archive.Store, pos []string, sel *selectFlags, rf renderFlags, out string, force bool) error {
-	if out == "" {
-		return usageError{fmt.Errorf("a bundle is a zip file: write it with -o FILE.logbook")}
-	}
-	if err := rf.check(out); err != nil {
-		return err
-	}
 	// Choose the sessions before touching -o FILE.
 	list, how, err := sel.selectSessions(ctx, e, s, pos)
 	if err != nil {
@@ -129,11 +120,14 @@ func exportBundle(ctx context.Context, e *env, s *archive.Store, pos []string, s
 	})
 }
 
-// any reports whether any of the flags is set.
-func (rf renderFlags) any() bool { return *rf.redact || *rf.yes || *rf.json || *rf.names != "" }
-
-// check validates the redaction flags against -o FILE.
-func (rf renderFlags) check(out string) error {
+// check validates the redaction flags against the format and -o FILE; cmdExport
+// calls it with the other flag checks, before the archive is opened.
+func (rf renderFlags) check(format, out string) error {
+	if !isRenderFormat(format) && (*rf.redact || *rf.yes || *rf.json || *rf.names != "") {
+		// jsonl and openhands are the archive's bytes: they cannot be redacted, and a
+		// --redact passed over in silence would write the secrets it was to keep out.
+		return usageError{fmt.Errorf("--redact, --yes, --json and --redact-names go with --format md, html or bundle; --format %s is not redacted", format)}
+	}
 	if (*rf.yes || *rf.json || *rf.names != "") && !*rf.redact {
 		return usageError{fmt.Errorf("--yes, --json and --redact-names go with --redact")}
 	}
