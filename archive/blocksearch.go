@@ -86,7 +86,7 @@ func (s *Store) SessionBlocks(ctx context.Context, sessionID string, fn func(Blo
 		FROM messages m
 		LEFT JOIN events r ON r.session_pk = m.session_pk AND r.seq = m.seq
 		LEFT JOIN tool_calls t ON t.session_pk = m.session_pk AND t.call_id = m.call_id
-		WHERE m.session_pk = ? ORDER BY m.seq`, pk, func(rows *sql.Rows) error {
+		WHERE m.session_pk = ? ORDER BY m.seq`, []any{pk}, func(rows *sql.Rows) error {
 		var b Block
 		var t int64
 		var turn, step sql.NullInt64
@@ -123,7 +123,7 @@ func (s *Store) SessionBlocks(ctx context.Context, sessionID string, fn func(Blo
 	err = eachRow(ctx, tx, `
 		SELECT t.call_seq, t.call_time, t.turn, t.step, t.name, t.arguments, COALESCE(e.surface, 'log-only')
 		FROM tool_calls t LEFT JOIN events e ON e.session_pk = t.session_pk AND e.seq = t.call_seq
-		WHERE t.session_pk = ? AND t.name != '' ORDER BY t.call_seq`, pk, func(rows *sql.Rows) error {
+		WHERE t.session_pk = ? AND t.name != '' ORDER BY t.call_seq`, []any{pk}, func(rows *sql.Rows) error {
 		var b Block
 		var t int64
 		var turn, step sql.NullInt64
@@ -141,7 +141,7 @@ func (s *Store) SessionBlocks(ctx context.Context, sessionID string, fn func(Blo
 
 	err = eachRow(ctx, tx, `
 		SELECT COALESCE(summary_seq, start_seq, end_seq), COALESCE(ended_at, started_at, 0), turn, summary
-		FROM compactions WHERE session_pk = ? AND kind = 'compaction' AND summary != '' ORDER BY 1`, pk,
+		FROM compactions WHERE session_pk = ? AND kind = 'compaction' AND summary != '' ORDER BY 1`, []any{pk},
 		func(rows *sql.Rows) error {
 			var b Block
 			var t int64
@@ -159,7 +159,7 @@ func (s *Store) SessionBlocks(ctx context.Context, sessionID string, fn func(Blo
 	err = eachRow(ctx, tx, `
 		SELECT COALESCE(asked_seq, decided_seq), COALESCE(asked_at, decided_at, 0), turn, COALESCE(tool_name, ''),
 		       COALESCE(reason, ''), COALESCE(outcome, 'undecided')
-		FROM approvals WHERE session_pk = ? ORDER BY 1`, pk, func(rows *sql.Rows) error {
+		FROM approvals WHERE session_pk = ? ORDER BY 1`, []any{pk}, func(rows *sql.Rows) error {
 		var b Block
 		var t int64
 		var turn sql.NullInt64
@@ -175,9 +175,9 @@ func (s *Store) SessionBlocks(ctx context.Context, sessionID string, fn func(Blo
 	return rev, err
 }
 
-// eachRow runs a query with one argument and calls fn for every row.
-func eachRow(ctx context.Context, q querier, query string, arg any, fn func(*sql.Rows) error) error {
-	rows, err := q.QueryContext(ctx, query, arg)
+// eachRow runs a query with its arguments and calls fn for every row.
+func eachRow(ctx context.Context, q querier, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}

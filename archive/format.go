@@ -61,10 +61,10 @@ func formatOfPath(path string) string {
 		return def
 	}
 	name := sourceFormat(path, fs.FileInfoToDirEntry(fi))
-	if name == "" || fi.IsDir() {
-		if name == "" {
-			name = def
-		}
+	if name == "" {
+		return def
+	}
+	if fi.IsDir() {
 		return name
 	}
 	if _, ok := formatNamed(name).(format.Sniffer); ok {

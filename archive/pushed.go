@@ -214,8 +214,12 @@ func (c *pushedConv) load(dir string) error {
 		}
 		c.note(id, sum)
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "meta.json")); err == nil {
+	data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	switch {
+	case err == nil:
 		c.meta, _ = infoTime(data)
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("pushed conversation %s: %w", dir, err)
 	}
 	c.loaded, c.dirty = true, true
 	return nil

@@ -41,7 +41,7 @@ func (s *Store) SessionGists(ctx context.Context) (map[string]SessionGist, error
 	defer tx.Rollback()
 	out := map[string]SessionGist{}
 	ids := map[int64]string{}
-	if err := gistRows(ctx, tx, `SELECT pk, id FROM sessions`, nil, func(r *sql.Rows) error {
+	if err := eachRow(ctx, tx, `SELECT pk, id FROM sessions`, nil, func(r *sql.Rows) error {
 		var pk int64
 		var id string
 		if err := r.Scan(&pk, &id); err != nil {
@@ -51,7 +51,7 @@ func (s *Store) SessionGists(ctx context.Context) (map[string]SessionGist, error
 		out[id] = SessionGist{ID: id}
 		return nil
 	}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("session gists: %w", err)
 	}
 	in, args := inArgs(0, editToolNames)
 	counts := []struct {
@@ -69,7 +69,7 @@ func (s *Store) SessionGists(ctx context.Context) (map[string]SessionGist, error
 			func(g *SessionGist, n int64) { g.FilesChanged = n }},
 	}
 	for _, c := range counts {
-		if err := gistRows(ctx, tx, c.query, c.args, func(r *sql.Rows) error {
+		if err := eachRow(ctx, tx, c.query, c.args, func(r *sql.Rows) error {
 			var pk, n int64
 			if err := r.Scan(&pk, &n); err != nil {
 				return err
@@ -81,10 +81,10 @@ func (s *Store) SessionGists(ctx context.Context) (map[string]SessionGist, error
 			}
 			return nil
 		}); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("session gists: %w", err)
 		}
 	}
-	err = gistRows(ctx, tx, `
+	err = eachRow(ctx, tx, `
 		SELECT m.session_pk, m.text
 		FROM messages m
 		JOIN (SELECT session_pk, MAX(seq) AS seq FROM messages WHERE kind = 'human' GROUP BY session_pk) l
@@ -105,7 +105,10 @@ func (s *Store) SessionGists(ctx context.Context) (map[string]SessionGist, error
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("session gists: %w", err)
+	}
+	return out, nil
 }
 
 // gistText is the start of a prompt on one line.
@@ -115,20 +118,4 @@ func gistText(s string) string {
 		s = string(r[:gistPromptChars-1]) + "…"
 	}
 	return s
-}
-
-// gistRows runs a query with any number of arguments and calls fn for every row
-// (eachRow in blocksearch.go takes exactly one).
-func gistRows(ctx context.Context, tx *sql.Tx, query string, args []any, fn func(*sql.Rows) error) error {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("session gists: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return fmt.Errorf("session gists: %w", err)
-		}
-	}
-	return rows.Err()
 }

@@ -61,7 +61,7 @@ func (s *Store) ExportOriginal(ctx context.Context, sessionID, dir string) error
 	return s.EachSourceFile(ctx, sessionID, func(name string, data []byte) error {
 		dst := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
+			return fmt.Errorf("export %s: %w", sessionID, err)
 		}
 		if err := writeNewFile(dst, data); err != nil {
 			return fmt.Errorf("export %s: %w", sessionID, err)
@@ -70,7 +70,8 @@ func (s *Store) ExportOriginal(ctx context.Context, sessionID, dir string) error
 	})
 }
 
-// writeNewFile writes data to a file that must not exist yet.
+// writeNewFile writes data to a file that must not exist yet. A file it could not
+// write in full (a full disk) is removed rather than left looking like an export.
 func writeNewFile(dst string, data []byte) error {
 	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -79,9 +80,13 @@ func writeNewFile(dst string, data []byte) error {
 		}
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(dst) // ours: created above
 		return err
 	}
-	return f.Close()
+	return nil
 }

@@ -86,15 +86,9 @@ func (s *Store) SyncInfo(ctx context.Context) (map[string]SessionSync, error) {
 	defer rows.Close()
 	out := map[string]SessionSync{}
 	for rows.Next() {
-		var ss SessionSync
-		var conflict sql.NullString
-		if err := rows.Scan(&ss.SessionID, &ss.Machine, &conflict); err != nil {
+		ss, err := scanSync(rows)
+		if err != nil {
 			return nil, fmt.Errorf("sync info: %w", err)
-		}
-		if conflict.Valid {
-			if err := json.Unmarshal([]byte(conflict.String), &ss.Conflict); err != nil {
-				return nil, fmt.Errorf("sync info: session %s: conflict: %w", ss.SessionID, err)
-			}
 		}
 		out[ss.SessionID] = ss
 	}
@@ -103,21 +97,29 @@ func (s *Store) SyncInfo(ctx context.Context) (map[string]SessionSync, error) {
 
 // SyncOf is session id's sync provenance; nil when it never synced.
 func (s *Store) SyncOf(ctx context.Context, id string) (*SessionSync, error) {
-	ss := SessionSync{SessionID: id}
-	var conflict sql.NullString
-	err := s.read.QueryRowContext(ctx, `SELECT machine, conflict FROM session_sync WHERE session_id = ?`, id).Scan(&ss.Machine, &conflict)
+	ss, err := scanSync(s.read.QueryRowContext(ctx, `SELECT session_id, machine, conflict FROM session_sync WHERE session_id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) || noSyncTable(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sync of %s: %w", id, err)
 	}
+	return &ss, nil
+}
+
+// scanSync reads one session_sync row (session_id, machine, conflict).
+func scanSync(row interface{ Scan(...any) error }) (SessionSync, error) {
+	var ss SessionSync
+	var conflict sql.NullString
+	if err := row.Scan(&ss.SessionID, &ss.Machine, &conflict); err != nil {
+		return ss, err
+	}
 	if conflict.Valid {
 		if err := json.Unmarshal([]byte(conflict.String), &ss.Conflict); err != nil {
-			return nil, fmt.Errorf("sync of %s: conflict: %w", id, err)
+			return ss, fmt.Errorf("session %s: conflict: %w", ss.SessionID, err)
 		}
 	}
-	return &ss, nil
+	return ss, nil
 }
 
 // noSyncTable reports whether err is the missing session_sync table of an
