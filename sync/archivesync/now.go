@@ -136,7 +136,7 @@ func SyncAll(ctx context.Context, store *archive.Store, p Paths, o Options) (*Su
 	}
 	sum.Conflicts = len(conflicts)
 	sum.Finished = time.Now().UTC()
-	if err := writeJSONFile(p.Status(), sum); err != nil && first == nil {
+	if err := atomicfile.WriteJSON(p.Status(), sum); err != nil && first == nil {
 		first = err
 	}
 	return sum, first
