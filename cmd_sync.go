@@ -12,7 +12,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/logbook/logbook/archive"
-	arcsync "github.com/logbook/logbook/sync"
 	"github.com/logbook/logbook/sync/archivesync"
 	"github.com/logbook/logbook/sync/crypt"
 	"github.com/logbook/logbook/sync/repo"
@@ -117,7 +116,7 @@ func cmdSyncInit(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: %s", archivesync.ErrConfigured, e.syncPaths().Config())
 	}
 	// Confirm a typed passphrase only when it may create the key.
-	pass, err := passphrase(e, *passFile, !remoteHasArchive(ctx, *remote))
+	pass, err := passphrase(e, *passFile, !archivesync.RemoteHasArchive(ctx, *remote))
 	if err != nil {
 		return err
 	}
@@ -136,18 +135,6 @@ func cmdSyncInit(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "The archive key (fingerprint %s) is in %s; the remote holds it only wrapped with your passphrase.\n", k.Fingerprint(), e.syncPaths().Key())
 	fmt.Fprintf(e.stdout, "\nTo add another machine, run there the same command with the same passphrase:\n\n    logbook sync init --remote %s --passphrase-file FILE\n\nThen `logbook sync now` on each machine pushes and pulls.\n", shellQuote(c.Remote))
 	return nil
-}
-
-// remoteHasArchive reports whether spec already holds a published key (a
-// failure to tell is "no": Setup reports it properly).
-func remoteHasArchive(ctx context.Context, spec string) bool {
-	r, err := archivesync.OpenRemote(spec, nil)
-	if err != nil {
-		return false
-	}
-	has := false
-	_ = r.List(ctx, "keys/", func(arcsync.Object) error { has = true; return nil })
-	return has
 }
 
 func cmdSyncAddRemote(ctx context.Context, e *env, args []string) error {

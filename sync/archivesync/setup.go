@@ -49,6 +49,18 @@ func Setup(ctx context.Context, p Paths, spec, passphrase string, logN int) (c C
 	return c, k, !has, SaveConfig(p, c)
 }
 
+// RemoteHasArchive reports whether spec already holds a published key, so
+// init can tell a first machine (which confirms a typed passphrase) from a
+// joining one. A failure to tell is "no": Setup reports it properly.
+func RemoteHasArchive(ctx context.Context, spec string) bool {
+	r, err := OpenRemote(spec, nil)
+	if err != nil {
+		return false
+	}
+	has, _ := hasKeys(ctx, r)
+	return has
+}
+
 func hasKeys(ctx context.Context, r arcsync.Remote) (bool, error) {
 	has := false
 	err := r.List(ctx, "keys/", func(arcsync.Object) error { has = true; return errStopList })
