@@ -44,8 +44,8 @@ var syncScryptLogN = 0
 
 // passphrase reads the passphrase from file (its first line) when named,
 // else from LOGBOOK_SYNC_PASSPHRASE, else from the terminal (twice when
-// confirm), never echoing it.
-func passphrase(e *env, file string, confirm bool) (string, error) {
+// confirm, asked only then, says so), never echoing it.
+func passphrase(e *env, file string, confirm func() bool) (string, error) {
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -77,7 +77,7 @@ func passphrase(e *env, file string, confirm bool) (string, error) {
 	if len(p) == 0 {
 		return "", errors.New("the passphrase is empty")
 	}
-	if confirm {
+	if confirm != nil && confirm() {
 		fmt.Fprint(e.stderr, "Passphrase again: ")
 		q, err := term.ReadPassword(fd)
 		fmt.Fprintln(e.stderr)
@@ -116,7 +116,7 @@ func cmdSyncInit(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: %s", archivesync.ErrConfigured, e.syncPaths().Config())
 	}
 	// Confirm a typed passphrase only when it may create the key.
-	pass, err := passphrase(e, *passFile, !archivesync.RemoteHasArchive(ctx, *remote))
+	pass, err := passphrase(e, *passFile, func() bool { return !archivesync.RemoteHasArchive(ctx, *remote) })
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func cmdSyncAddRemote(ctx context.Context, e *env, args []string) error {
 	if err := e.needWritable("sync add-remote"); err != nil {
 		return err
 	}
-	pass, err := passphrase(e, *passFile, false)
+	pass, err := passphrase(e, *passFile, nil)
 	if err != nil {
 		return err
 	}
