@@ -111,9 +111,9 @@ func cmdSyncInit(ctx context.Context, e *env, args []string) error {
 	if err := e.needWritable("sync init"); err != nil {
 		return err
 	}
-	_, statErr := os.Stat(e.syncPaths().Config())
-	if statErr == nil {
-		return fmt.Errorf("%w: %s", archivesync.ErrConfigured, e.syncPaths().Config())
+	// Refuse before asking for the passphrase (Setup checks again).
+	if err := e.syncPaths().RefuseConfigured(); err != nil {
+		return err
 	}
 	// Confirm a typed passphrase only when it may create the key.
 	pass, err := passphrase(e, *passFile, func() bool { return !archivesync.RemoteHasArchive(ctx, *remote) })

@@ -23,7 +23,7 @@ var ErrOtherArchive = errors.New("the remote holds another Logbook archive (a di
 // same call with the same passphrase joins. created says which.
 // A wrong passphrase is crypt.ErrWrongPassphrase and saves nothing.
 func Setup(ctx context.Context, p Paths, spec, passphrase string, logN int) (c Config, k *crypt.Key, created bool, err error) {
-	if err := p.refuseConfigured(); err != nil {
+	if err := p.RefuseConfigured(); err != nil {
 		return Config{}, nil, false, err
 	}
 	if passphrase == "" {
@@ -129,7 +129,9 @@ func AddRemote(ctx context.Context, p Paths, spec, passphrase string, logN int) 
 	return c, SaveConfig(p, c)
 }
 
-func (p Paths) refuseConfigured() error {
+// RefuseConfigured is ErrConfigured, naming the file, when sync.json or
+// sync.key is already in this data directory.
+func (p Paths) RefuseConfigured() error {
 	for _, f := range []string{p.Config(), p.Key()} {
 		if _, err := os.Stat(f); err == nil {
 			return fmt.Errorf("%w: %s", ErrConfigured, f)
