@@ -418,15 +418,11 @@ func cmdSyncGC(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	p := e.syncPaths()
-	release, err := archivesync.Lock(p)
+	c, release, err := archivesync.LockConfig(p)
 	if err != nil {
 		return err
 	}
 	defer release()
-	c, err := archivesync.LoadConfig(p)
-	if err != nil {
-		return err
-	}
 	out := []syncGCReport{}
 	for _, spec := range c.Remotes() {
 		rp, err := archivesync.OpenRepo(ctx, p, spec)
