@@ -12,7 +12,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/logbook/logbook/archive"
-	arcsync "github.com/logbook/logbook/sync"
 	"github.com/logbook/logbook/sync/archivesync"
 	"github.com/logbook/logbook/sync/crypt"
 	"github.com/logbook/logbook/sync/repo"
@@ -45,8 +44,8 @@ var syncScryptLogN = 0
 
 // passphrase reads the passphrase from file (its first line) when named,
 // else from LOGBOOK_SYNC_PASSPHRASE, else from the terminal (twice when
-// confirm), never echoing it.
-func passphrase(e *env, file string, confirm bool) (string, error) {
+// confirm, asked only then, says so), never echoing it.
+func passphrase(e *env, file string, confirm func() bool) (string, error) {
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -78,7 +77,7 @@ func passphrase(e *env, file string, confirm bool) (string, error) {
 	if len(p) == 0 {
 		return "", errors.New("the passphrase is empty")
 	}
-	if confirm {
+	if confirm != nil && confirm() {
 		fmt.Fprint(e.stderr, "Passphrase again: ")
 		q, err := term.ReadPassword(fd)
 		fmt.Fprintln(e.stderr)
@@ -112,12 +111,12 @@ func cmdSyncInit(ctx context.Context, e *env, args []string) error {
 	if err := e.needWritable("sync init"); err != nil {
 		return err
 	}
-	_, statErr := os.Stat(e.syncPaths().Config())
-	if statErr == nil {
-		return fmt.Errorf("%w: %s", archivesync.ErrConfigured, e.syncPaths().Config())
+	// Refuse before asking for the passphrase (Setup checks again).
+	if err := e.syncPaths().RefuseConfigured(); err != nil {
+		return err
 	}
 	// Confirm a typed passphrase only when it may create the key.
-	pass, err := passphrase(e, *passFile, !remoteHasArchive(ctx, *remote))
+	pass, err := passphrase(e, *passFile, func() bool { return !archivesync.RemoteHasArchive(ctx, *remote) })
 	if err != nil {
 		return err
 	}
@@ -138,18 +137,6 @@ func cmdSyncInit(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// remoteHasArchive reports whether spec already holds a published key (a
-// failure to tell is "no": Setup reports it properly).
-func remoteHasArchive(ctx context.Context, spec string) bool {
-	r, err := archivesync.OpenRemote(spec, nil)
-	if err != nil {
-		return false
-	}
-	has := false
-	_ = r.List(ctx, "keys/", func(arcsync.Object) error { has = true; return nil })
-	return has
-}
-
 func cmdSyncAddRemote(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("sync add-remote", flag.ContinueOnError)
 	passFile := fs.String("passphrase-file", "", "read the passphrase from the first line of this file")
@@ -163,7 +150,7 @@ func cmdSyncAddRemote(ctx context.Context, e *env, args []string) error {
 	if err := e.needWritable("sync add-remote"); err != nil {
 		return err
 	}
-	pass, err := passphrase(e, *passFile, false)
+	pass, err := passphrase(e, *passFile, nil)
 	if err != nil {
 		return err
 	}
@@ -431,15 +418,11 @@ func cmdSyncGC(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	p := e.syncPaths()
-	release, err := archivesync.Lock(p)
+	c, release, err := archivesync.LockConfig(p)
 	if err != nil {
 		return err
 	}
 	defer release()
-	c, err := archivesync.LoadConfig(p)
-	if err != nil {
-		return err
-	}
 	out := []syncGCReport{}
 	for _, spec := range c.Remotes() {
 		rp, err := archivesync.OpenRepo(ctx, p, spec)

@@ -207,17 +207,15 @@ func (w *watcher) print(f follow.File[archive.FileReport]) bool {
 		_ = enc.Encode(r)
 		return true
 	}
+	if f.State == follow.Writing {
+		r.Error = nil // the torn tail is the line being written, not damage: no problem line
+	}
+	printReports(w.out, []archive.FileReport{r})
 	switch f.State {
 	case follow.Writing:
-		// The torn tail is the line being written, not damage: no problem line.
-		r.Error = nil
-		printReports(w.out, []archive.FileReport{r})
 		fmt.Fprintln(w.out, "    being written: its last line is not complete yet")
 	case follow.Torn:
-		printReports(w.out, []archive.FileReport{r})
 		fmt.Fprintln(w.out, "    the tail stayed incomplete and its writer is gone: kept aside as damage")
-	default:
-		printReports(w.out, []archive.FileReport{r})
 	}
 	return true
 }

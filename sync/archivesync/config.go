@@ -19,7 +19,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -128,15 +127,12 @@ func NewMachineID() string {
 // LoadConfig reads sync.json; ErrNotConfigured when it is missing.
 func LoadConfig(p Paths) (Config, error) {
 	var c Config
-	b, err := os.ReadFile(p.Config())
+	err := atomicfile.ReadJSON(p.Config(), &c)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, ErrNotConfigured
 	}
 	if err != nil {
 		return c, err
-	}
-	if err := json.Unmarshal(b, &c); err != nil {
-		return c, fmt.Errorf("%s: %w", p.Config(), err)
 	}
 	if c.Remote == "" || c.Machine == "" {
 		return c, fmt.Errorf("%s: no remote or machine", p.Config())
@@ -145,10 +141,7 @@ func LoadConfig(p Paths) (Config, error) {
 }
 
 // SaveConfig writes sync.json atomically.
-func SaveConfig(p Paths, c Config) error { return writeJSONFile(p.Config(), c) }
-
-// writeJSONFile replaces path with v as indented JSON, through a rename.
-func writeJSONFile(path string, v any) error { return atomicfile.WriteJSON(path, v) }
+func SaveConfig(p Paths, c Config) error { return atomicfile.WriteJSON(p.Config(), c) }
 
 // OpenRemote opens a remote spec: a folder path or file:///path, or
 // s3://bucket[/prefix]?endpoint=host:port[&insecure=1][&path-style=1][&region=R]

@@ -65,7 +65,7 @@ func SyncAll(ctx context.Context, store *archive.Store, p Paths, o Options) (*Su
 	if !o.Push && !o.Pull {
 		o.Push, o.Pull = true, true
 	}
-	c, release, err := lockConfig(p)
+	c, release, err := LockConfig(p)
 	if err != nil {
 		return nil, err
 	}
@@ -136,14 +136,14 @@ func SyncAll(ctx context.Context, store *archive.Store, p Paths, o Options) (*Su
 	}
 	sum.Conflicts = len(conflicts)
 	sum.Finished = time.Now().UTC()
-	if err := writeJSONFile(p.Status(), sum); err != nil && first == nil {
+	if err := atomicfile.WriteJSON(p.Status(), sum); err != nil && first == nil {
 		first = err
 	}
 	return sum, first
 }
 
-// lockConfig takes the data directory's sync lock and loads its config.
-func lockConfig(p Paths) (Config, func(), error) {
+// LockConfig takes the data directory's sync lock and loads its config.
+func LockConfig(p Paths) (Config, func(), error) {
 	release, err := Lock(p)
 	if err != nil {
 		return Config{}, nil, err
@@ -181,7 +181,7 @@ var ErrNoConflict = errors.New("no such conflict")
 // superseded (nothing is deleted) and this machine publishes nothing for
 // the session until it grows here again.
 func Resolve(ctx context.Context, store *archive.Store, p Paths, id, machine string) (*archive.ImportReport, error) {
-	c, release, err := lockConfig(p)
+	c, release, err := LockConfig(p)
 	if err != nil {
 		return nil, err
 	}

@@ -161,9 +161,6 @@ func unpack(src, dir string) (string, error) {
 			return "", fmt.Errorf("%s: %w: %s cut short", src, errPack, e.Name)
 		}
 		dst := filepath.Join(base, filepath.FromSlash(e.Name))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-			return "", err
-		}
 		if err := atomicfile.Write(dst, data); err != nil {
 			return "", err
 		}

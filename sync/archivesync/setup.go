@@ -15,18 +15,15 @@ import (
 	"github.com/logbook/logbook/sync/repo"
 )
 
-// ErrRemoteInUse means Init found an archive already on the remote.
-var ErrRemoteInUse = errors.New("the remote already holds a Logbook archive: join it (Setup) instead of creating one")
-
 // ErrOtherArchive means add-remote found another archive's key on the remote.
 var ErrOtherArchive = errors.New("the remote holds another Logbook archive (a different key); give an empty folder or prefix")
 
 // Setup is `logbook sync init`: on the first machine (the remote holds no
-// published key) it creates the archive key (Init); on every other machine
-// the same call with the same passphrase joins (Join). created says which.
+// published key) it creates the archive key; on every other machine the
+// same call with the same passphrase joins. created says which.
 // A wrong passphrase is crypt.ErrWrongPassphrase and saves nothing.
 func Setup(ctx context.Context, p Paths, spec, passphrase string, logN int) (c Config, k *crypt.Key, created bool, err error) {
-	if err := p.refuseConfigured(); err != nil {
+	if err := p.RefuseConfigured(); err != nil {
 		return Config{}, nil, false, err
 	}
 	if passphrase == "" {
@@ -41,11 +38,27 @@ func Setup(ctx context.Context, p Paths, spec, passphrase string, logN int) (c C
 		return Config{}, nil, false, fmt.Errorf("remote %s: %w", spec, err)
 	}
 	if has {
-		c, k, err = Join(ctx, p, spec, passphrase)
-		return c, k, false, err
+		k, err = join(ctx, p, r, passphrase)
+	} else {
+		k, err = create(ctx, p, r, passphrase, logN)
 	}
-	c, k, err = Init(ctx, p, spec, passphrase, logN)
-	return c, k, err == nil, err
+	if err != nil {
+		return Config{}, nil, false, err
+	}
+	c = Config{Remote: canonical(spec), Machine: NewMachineID(), Created: time.Now().UTC()}
+	return c, k, !has, SaveConfig(p, c)
+}
+
+// RemoteHasArchive reports whether spec already holds a published key, so
+// init can tell a first machine (which confirms a typed passphrase) from a
+// joining one. A failure to tell is "no": Setup reports it properly.
+func RemoteHasArchive(ctx context.Context, spec string) bool {
+	r, err := OpenRemote(spec, nil)
+	if err != nil {
+		return false
+	}
+	has, _ := hasKeys(ctx, r)
+	return has
 }
 
 func hasKeys(ctx context.Context, r arcsync.Remote) (bool, error) {
@@ -116,7 +129,9 @@ func AddRemote(ctx context.Context, p Paths, spec, passphrase string, logN int) 
 	return c, SaveConfig(p, c)
 }
 
-func (p Paths) refuseConfigured() error {
+// RefuseConfigured is ErrConfigured, naming the file, when sync.json or
+// sync.key is already in this data directory.
+func (p Paths) RefuseConfigured() error {
 	for _, f := range []string{p.Config(), p.Key()} {
 		if _, err := os.Stat(f); err == nil {
 			return fmt.Errorf("%w: %s", ErrConfigured, f)
@@ -127,37 +142,19 @@ func (p Paths) refuseConfigured() error {
 	return nil
 }
 
-// Init sets up sync on the first machine: it creates the archive key
-// (sync.key, 0600), publishes it on the remote wrapped with passphrase (age
-// scrypt, work factor logN; 0 for age's default) and saves sync.json.
-func Init(ctx context.Context, p Paths, spec, passphrase string, logN int) (Config, *crypt.Key, error) {
-	if err := p.refuseConfigured(); err != nil {
-		return Config{}, nil, err
-	}
-	if passphrase == "" {
-		return Config{}, nil, errors.New("the passphrase is empty")
-	}
-	r, err := OpenRemote(spec, EnsureRemote(ctx, spec))
-	if err != nil {
-		return Config{}, nil, err
-	}
-	has, err := hasKeys(ctx, r)
-	if err != nil {
-		return Config{}, nil, fmt.Errorf("remote %s: %w", spec, err)
-	}
-	if has {
-		return Config{}, nil, ErrRemoteInUse
-	}
+// create sets up the first machine (Setup found no key on r): it creates
+// the archive key (sync.key, 0600) and publishes it on r wrapped with
+// passphrase (age scrypt, work factor logN; 0 for age's default).
+func create(ctx context.Context, p Paths, r arcsync.Remote, passphrase string, logN int) (*crypt.Key, error) {
 	k, err := crypt.Init(p.Key())
 	if err != nil {
-		return Config{}, nil, err
+		return nil, err
 	}
 	if err := repo.New(r, k).PublishKey(ctx, passphrase, logN); err != nil {
 		os.Remove(p.Key()) // nothing was encrypted with it yet
-		return Config{}, nil, err
+		return nil, err
 	}
-	c := Config{Remote: canonical(spec), Machine: NewMachineID(), Created: time.Now().UTC()}
-	return c, k, SaveConfig(p, c)
+	return k, nil
 }
 
 // canonical is the spec as sync.json keeps it: a folder (or file:// URL)
@@ -176,29 +173,18 @@ func canonical(spec string) string {
 	return spec
 }
 
-// Join adds this machine to the archive on the remote: it opens the
-// published key with passphrase (crypt.ErrWrongPassphrase when it does
-// not), saves it as sync.key and saves sync.json.
-func Join(ctx context.Context, p Paths, spec, passphrase string) (Config, *crypt.Key, error) {
-	if err := p.refuseConfigured(); err != nil {
-		return Config{}, nil, err
-	}
-	r, err := OpenRemote(spec, nil)
-	if err != nil {
-		return Config{}, nil, err
-	}
+// join adds this machine to the archive on r: it opens the published key
+// with passphrase (crypt.ErrWrongPassphrase when it does not) and saves it
+// as sync.key.
+func join(ctx context.Context, p Paths, r arcsync.Remote, passphrase string) (*crypt.Key, error) {
 	k, err := repo.JoinKey(ctx, r, passphrase)
 	if err != nil {
-		return Config{}, nil, err
+		return nil, err
 	}
 	if err := repo.New(r, k).Check(ctx); err != nil {
-		return Config{}, nil, err
+		return nil, err
 	}
-	if err := k.Save(p.Key()); err != nil {
-		return Config{}, nil, err
-	}
-	c := Config{Remote: canonical(spec), Machine: NewMachineID(), Created: time.Now().UTC()}
-	return c, k, SaveConfig(p, c)
+	return k, k.Save(p.Key())
 }
 
 // Open loads this machine's config and key and opens the repo on its

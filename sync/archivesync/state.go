@@ -1,13 +1,12 @@
 package archivesync
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"time"
 
+	"github.com/logbook/logbook/internal/atomicfile"
 	"github.com/logbook/logbook/sync/repo"
 )
 
@@ -99,15 +98,14 @@ type Version struct {
 // LoadState reads the state; a missing file is an empty state.
 func LoadState(p Paths) (*State, error) {
 	st := &State{}
-	b, err := os.ReadFile(p.State())
+	err := atomicfile.ReadJSON(p.State(), st)
+	var readErr *fs.PathError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	case errors.As(err, &readErr):
 		return nil, err
-	default:
-		if err := json.Unmarshal(b, st); err != nil {
-			return nil, fmt.Errorf("%s: %w (delete it to re-read everything)", p.State(), err)
-		}
+	case err != nil: // the file is there but is not a state
+		return nil, fmt.Errorf("%w (delete it to re-read everything)", err)
 	}
 	if st.Pushed == nil {
 		st.Pushed = map[string]Pushed{}
@@ -122,4 +120,4 @@ func LoadState(p Paths) (*State, error) {
 }
 
 // Save writes the state atomically.
-func (st *State) Save(p Paths) error { return writeJSONFile(p.State(), st) }
+func (st *State) Save(p Paths) error { return atomicfile.WriteJSON(p.State(), st) }
