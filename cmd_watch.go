@@ -101,9 +101,6 @@ func cmdWatch(ctx context.Context, e *env, args []string) error {
 		Logger:   e.logger,
 	})
 	runErr := f.Run(ctx)
-	// Run stops waiting for the import under way when ctx ends, but does not hand
-	// its reports on: they are printed here.
-	w.flushUnreported()
 	<-indexed
 	if runErr != nil {
 		return runErr
@@ -120,10 +117,9 @@ type watcher struct {
 	s    *archive.Store
 	json bool
 
-	mu         sync.Mutex
-	out        io.Writer
-	unreported []archive.FileReport // the last import's reports until OnImport took them
-	told       bool                 // the index holder was named once
+	mu   sync.Mutex
+	out  io.Writer
+	told bool // the index holder was named once
 
 	kick chan struct{} // something was imported: index it
 }
@@ -143,18 +139,12 @@ func (w *watcher) importFiles(ctx context.Context) func(context.Context, []strin
 		if rep == nil {
 			return nil, err
 		}
-		w.mu.Lock()
-		w.unreported = rep.Files
-		w.mu.Unlock()
 		return rep.Files, err
 	}
 }
 
 // batch prints the files of one import run and wakes the indexer.
 func (w *watcher) batch(b follow.Batch[archive.FileReport]) {
-	w.mu.Lock()
-	w.unreported = nil
-	w.mu.Unlock()
 	printed := false
 	for _, f := range b.Files {
 		if w.print(f) {
@@ -169,22 +159,6 @@ func (w *watcher) batch(b follow.Batch[archive.FileReport]) {
 		case w.kick <- struct{}{}:
 		default:
 		}
-	}
-}
-
-// flushUnreported prints the reports of an import that ended after the watch
-// was stopped.
-func (w *watcher) flushUnreported() {
-	w.mu.Lock()
-	files := w.unreported
-	w.unreported = nil
-	w.mu.Unlock()
-	for _, r := range files {
-		st := follow.Imported
-		if r.TornTail() {
-			st = follow.Writing
-		}
-		w.print(follow.File[archive.FileReport]{Report: r, State: st})
 	}
 }
 

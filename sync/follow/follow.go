@@ -196,7 +196,8 @@ func IsDshLog(path string) bool {
 	return name == "session.jsonl" || name == "session.jsonl.zstd"
 }
 
-// Run follows the roots until ctx is done, then returns nil. Every session file
+// Run follows the roots until ctx is done, then returns nil; an import under way
+// then is waited for, and its reports go to OnImport like any other's. Every session file
 // already under a root is imported first (unchanged ones cost a stat), so nothing
 // written between an earlier import and the start of watching is missed. Run
 // returns an error only if the options are unusable.

@@ -105,7 +105,9 @@ func (l *loop[R]) run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			if l.importing {
-				<-l.done // the import was given ctx: it stops
+				// The import was given ctx: it stops, or finishes its batch if its
+				// importer chose to. Its reports are handed on like any other's.
+				l.finish(<-l.done)
 			}
 			return nil
 		case ev, ok := <-l.events:
@@ -264,7 +266,7 @@ func (l *loop[R]) finish(res imported[R]) {
 		reported[p] = true
 		b.Files = append(b.Files, File[R]{Report: r, State: l.judge(p, r, res.confirm[p], now)})
 	}
-	if res.err != nil {
+	if res.err != nil && !errors.Is(res.err, context.Canceled) {
 		l.backoff = min(max(2*l.backoff, time.Second), l.o.Rescan)
 		l.o.Logger.Warn("import failed; retrying", "files", len(res.paths), "err", res.err, "in", l.backoff)
 		for _, p := range res.paths {
