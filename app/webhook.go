@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -68,16 +67,12 @@ func LoadWebhookSettings(dataDir string) (WebhookSettings, error) {
 	if dataDir == "" {
 		return s, nil
 	}
-	p := filepath.Join(dataDir, webhookSettingsFile)
-	data, err := os.ReadFile(p)
+	err := atomicfile.ReadJSON(filepath.Join(dataDir, webhookSettingsFile), &s)
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
 	}
 	if err != nil {
-		return s, fmt.Errorf("read webhook settings: %w", err)
-	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		return WebhookSettings{Addr: DefaultWebhookAddr}, fmt.Errorf("webhook settings %s: %w", p, err)
+		return WebhookSettings{Addr: DefaultWebhookAddr}, fmt.Errorf("read webhook settings: %w", err)
 	}
 	if s.Addr == "" {
 		s.Addr = DefaultWebhookAddr
@@ -113,11 +108,7 @@ func (a *App) SetWebhookSettings(s WebhookSettings) (WebhookStatus, error) {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return WebhookStatus{}, invalid(fmt.Sprintf("%s is reachable from other machines: the window listens on loopback only (127.0.0.1); use `logbook serve --allow-remote` to accept pushes from elsewhere", s.Addr))
 	}
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return WebhookStatus{}, err
-	}
-	if err := atomicfile.Write(filepath.Join(a.deps.DataDir, webhookSettingsFile), append(data, '\n')); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(a.deps.DataDir, webhookSettingsFile), s); err != nil {
 		return WebhookStatus{}, fmt.Errorf("save webhook settings: %w", err)
 	}
 	return a.webhookStatus(s), nil
