@@ -69,6 +69,7 @@ func (a *App) startFollow() {
 		return
 	}
 	a.stopFollow()
+	roots := a.roots() // reads the import settings: not under a.mu
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.ctx.Err() != nil {
@@ -77,7 +78,7 @@ func (a *App) startFollow() {
 	lf := &a.follow
 	ctx, cancel := context.WithCancel(a.ctx)
 	o := follow.Options[archive.FileReport]{
-		Roots:    a.roots(),
+		Roots:    roots,
 		Import:   a.followImport,
 		Path:     func(r archive.FileReport) string { return r.Path },
 		Torn:     archive.FileReport.TornTail,
