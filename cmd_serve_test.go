@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logbook/logbook/app"
 	"github.com/logbook/logbook/internal/syncbuf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -171,10 +172,10 @@ func TestServeFlags(t *testing.T) {
 		})
 	}
 	for _, h := range []string{"127.0.0.1", "localhost", "::1", "127.0.0.2"} {
-		assert.True(t, isLoopback(h), h)
+		assert.True(t, app.IsLoopbackHost(h), h)
 	}
 	for _, h := range []string{"", "0.0.0.0", "::", "192.168.1.2", "example.com"} {
-		assert.False(t, isLoopback(h), h)
+		assert.False(t, app.IsLoopbackHost(h), h)
 	}
 }
 

@@ -105,13 +105,23 @@ func (a *App) SetWebhookSettings(s WebhookSettings) (WebhookStatus, error) {
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return WebhookStatus{}, invalid(fmt.Sprintf("%q is not a port: a number from 1 to 65535", port))
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !IsLoopbackHost(host) {
 		return WebhookStatus{}, invalid(fmt.Sprintf("%s is reachable from other machines: the window listens on loopback only (127.0.0.1); use `logbook serve --allow-remote` to accept pushes from elsewhere", s.Addr))
 	}
 	if err := atomicfile.WriteJSON(filepath.Join(a.deps.DataDir, webhookSettingsFile), s); err != nil {
 		return WebhookStatus{}, fmt.Errorf("save webhook settings: %w", err)
 	}
 	return a.webhookStatus(s), nil
+}
+
+// IsLoopbackHost reports whether a listen host only accepts connections from
+// this machine ("" and 0.0.0.0 listen on every interface).
+func IsLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // webhookStatus is s with what this process does.
