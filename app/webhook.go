@@ -77,6 +77,11 @@ func LoadWebhookSettings(dataDir string) (WebhookSettings, error) {
 	if s.Addr == "" {
 		s.Addr = DefaultWebhookAddr
 	}
+	// SetWebhookSettings saves loopback addresses only; a hand-edited file that
+	// names another is refused here too, so the window never listens on it.
+	if err := checkWebhookAddr(s.Addr); err != nil {
+		return WebhookSettings{Addr: DefaultWebhookAddr}, fmt.Errorf("read webhook settings %s: %w", webhookSettingsFile, err)
+	}
 	return s, nil
 }
 
@@ -98,20 +103,29 @@ func (a *App) SetWebhookSettings(s WebhookSettings) (WebhookStatus, error) {
 	if s.Addr == "" {
 		s.Addr = DefaultWebhookAddr
 	}
-	host, port, err := net.SplitHostPort(s.Addr)
-	if err != nil || port == "" {
-		return WebhookStatus{}, invalid(fmt.Sprintf("%q is not an address: write it as host:port, for example %s", s.Addr, DefaultWebhookAddr))
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return WebhookStatus{}, invalid(fmt.Sprintf("%q is not a port: a number from 1 to 65535", port))
-	}
-	if !IsLoopbackHost(host) {
-		return WebhookStatus{}, invalid(fmt.Sprintf("%s is reachable from other machines: the window listens on loopback only (127.0.0.1); use `logbook serve --allow-remote` to accept pushes from elsewhere", s.Addr))
+	if err := checkWebhookAddr(s.Addr); err != nil {
+		return WebhookStatus{}, err
 	}
 	if err := atomicfile.WriteJSON(filepath.Join(a.deps.DataDir, webhookSettingsFile), s); err != nil {
 		return WebhookStatus{}, fmt.Errorf("save webhook settings: %w", err)
 	}
 	return a.webhookStatus(s), nil
+}
+
+// checkWebhookAddr checks that the window's webhook address is host:port on
+// loopback.
+func checkWebhookAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return invalid(fmt.Sprintf("%q is not an address: write it as host:port, for example %s", addr, DefaultWebhookAddr))
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return invalid(fmt.Sprintf("%q is not a port: a number from 1 to 65535", port))
+	}
+	if !IsLoopbackHost(host) {
+		return invalid(fmt.Sprintf("%s is reachable from other machines: the window listens on loopback only (127.0.0.1); use `logbook serve --allow-remote` to accept pushes from elsewhere", addr))
+	}
+	return nil
 }
 
 // IsLoopbackHost reports whether a listen host only accepts connections from
