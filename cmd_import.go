@@ -93,7 +93,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	bar.finish()
 	if err != nil {
 		if along != nil {
-			_ = along.finish(ctx, s, nil)
+			_ = along.finish(ctx, s, nil, e.logger)
 		}
 		return err
 	}
@@ -105,7 +105,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	// failure here loses nothing: the next run (or any search) brings the index level
 	// with the archive again.
 	indexed := true
-	if along != nil && along.finish(ctx, s, e.indexProgress(*asJSON)) == nil {
+	if along != nil && along.finish(ctx, s, e.indexProgress(*asJSON), e.logger) == nil {
 		// Level with the archive.
 	} else if ix, err := e.openIndex(ctx, s, holderImport, *asJSON); errors.Is(err, index.ErrInUse) {
 		// The holder says who it is (index.InUseError): a running window or serve

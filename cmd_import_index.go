@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/index"
@@ -37,9 +38,9 @@ func (e *env) startIndexAlong(ctx context.Context, s *archive.Store) *indexAlong
 }
 
 // finish stops the background syncing and brings the index level with the archive;
-// the index is closed either way. An error leaves the caller to bring the index
-// level the ordinary way (which also handles a full disk).
-func (a *indexAlong) finish(ctx context.Context, s *archive.Store, progress func(done, total int)) error {
+// the index is closed either way. An error, logged to log, leaves the caller to
+// bring the index level the ordinary way (which also handles a full disk).
+func (a *indexAlong) finish(ctx context.Context, s *archive.Store, progress func(done, total int), log *slog.Logger) error {
 	close(a.stop)
 	err := <-a.done
 	if err == nil {
@@ -47,6 +48,9 @@ func (a *indexAlong) finish(ctx context.Context, s *archive.Store, progress func
 	}
 	if cerr := a.ix.Close(); err == nil {
 		err = cerr
+	}
+	if err != nil && ctx.Err() == nil {
+		log.Warn("search index not synced along the import", "err", err)
 	}
 	return err
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"strings"
 	"syscall"
 	"time"
 
@@ -32,7 +31,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--addr: %w", err)}
 	}
-	public := !isLoopback(host)
+	public := !app.IsLoopbackHost(host)
 	if public && !*allowRemote {
 		return usageError{fmt.Errorf("--addr %s is reachable from other machines; use a loopback address (127.0.0.1), or add --allow-remote if you mean it (it needs an API key: `logbook apikey new`)", *addr)}
 	}
@@ -92,14 +91,4 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "Logbook UI: %s\n", srv.URL())
 	return app.ListenAndServe(ctx, ln, srv)
-}
-
-// isLoopback reports whether a listen host only accepts connections from this
-// machine ("" and 0.0.0.0 listen on every interface).
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -13,27 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logbook/logbook/app"
+	"github.com/logbook/logbook/internal/syncbuf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // lockedBuffer is a bytes.Buffer safe to read while a command writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = syncbuf.Buffer
 
 // startServe runs `logbook serve` in the background on a free port and returns
 // the printed link, the output and a channel with the exit status.
@@ -185,10 +172,10 @@ func TestServeFlags(t *testing.T) {
 		})
 	}
 	for _, h := range []string{"127.0.0.1", "localhost", "::1", "127.0.0.2"} {
-		assert.True(t, isLoopback(h), h)
+		assert.True(t, app.IsLoopbackHost(h), h)
 	}
 	for _, h := range []string{"", "0.0.0.0", "::", "192.168.1.2", "example.com"} {
-		assert.False(t, isLoopback(h), h)
+		assert.False(t, app.IsLoopbackHost(h), h)
 	}
 }
 

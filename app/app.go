@@ -214,13 +214,14 @@ func (a *App) Info() (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
+	roots := a.roots() // reads the import settings: not under a.mu
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	mode := "web"
 	if a.events.desktop() {
 		mode = "desktop"
 	}
-	return Info{Version: a.deps.Version, Mode: mode, DataDir: a.deps.DataDir, Roots: a.roots(),
+	return Info{Version: a.deps.Version, Mode: mode, DataDir: a.deps.DataDir, Roots: roots,
 		Sessions: len(ss), Demo: a.demo, Importing: a.importing, SelfTest: a.deps.SelfTest}, nil
 }
 

@@ -44,8 +44,7 @@ func (a *App) FollowStatus() (FollowStatus, error) {
 
 func (a *App) followStatus() FollowStatus {
 	st := FollowStatus{Roots: []follow.Status{}, Writing: []string{}}
-	switch {
-	case !a.deps.Follow:
+	if !a.deps.Follow {
 		st.Off = "live follow is off (logbook serve --no-follow or --no-import): press Import now to read new sessions"
 		return st
 	}
@@ -70,6 +69,7 @@ func (a *App) startFollow() {
 		return
 	}
 	a.stopFollow()
+	roots := a.roots() // reads the import settings: not under a.mu
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.ctx.Err() != nil {
@@ -78,7 +78,7 @@ func (a *App) startFollow() {
 	lf := &a.follow
 	ctx, cancel := context.WithCancel(a.ctx)
 	o := follow.Options[archive.FileReport]{
-		Roots:    a.roots(),
+		Roots:    roots,
 		Import:   a.followImport,
 		Path:     func(r archive.FileReport) string { return r.Path },
 		Torn:     archive.FileReport.TornTail,
@@ -154,10 +154,7 @@ func (a *App) followBatch(b follow.Batch[archive.FileReport]) {
 	lf.writing = writing
 	lf.mu.Unlock()
 	if n > 0 {
-		select {
-		case lf.kick <- struct{}{}:
-		default:
-		}
+		lf.kickCatchUp()
 	}
 	if changedWriting {
 		a.events.Publish(EventFollowStatus, a.followStatus())
@@ -191,6 +188,12 @@ func (a *App) sessionsChanged(ids []string) {
 		lf.pending[id] = true
 	}
 	lf.mu.Unlock()
+	lf.kickCatchUp()
+}
+
+// kickCatchUp wakes followCatchUp for the pending sessions, unless a wake-up is
+// already waiting.
+func (lf *liveFollow) kickCatchUp() {
 	select {
 	case lf.kick <- struct{}{}:
 	default:

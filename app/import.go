@@ -75,9 +75,10 @@ func (a *App) ImportStatus() (ImportStatus, error) {
 	if files == nil {
 		files = []archive.FileStatus{}
 	}
+	roots := a.roots() // reads the import settings: not under a.mu
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	st := ImportStatus{Roots: a.roots(), Running: a.importing, Files: files}
+	st := ImportStatus{Roots: roots, Running: a.importing, Files: files}
 	if a.lastRun != nil {
 		run := *a.lastRun // runs are replaced, never changed in place, so a copy is stable
 		st.Last = &run

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -71,15 +70,12 @@ func (a *App) ImportSettings() (ImportSettings, error) {
 	if a.deps.DataDir == "" {
 		return s, nil
 	}
-	data, err := os.ReadFile(a.importSettingsPath())
+	err := atomicfile.ReadJSON(a.importSettingsPath(), &s)
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
 	}
 	if err != nil {
 		return s, fmt.Errorf("read import settings: %w", err)
-	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		return s, fmt.Errorf("import settings %s: %w", a.importSettingsPath(), err)
 	}
 	if s.Roots == nil {
 		s.Roots = []string{} // a list in the JSON contract, never null
@@ -99,11 +95,7 @@ func (a *App) SetImportSettings(s ImportSettings) error {
 	}
 	s.Roots = roots
 	before := a.roots()
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(a.importSettingsPath(), append(data, '\n')); err != nil {
+	if err := atomicfile.WriteJSON(a.importSettingsPath(), s); err != nil {
 		return fmt.Errorf("save import settings: %w", err)
 	}
 	if !slices.Equal(before, a.roots()) {

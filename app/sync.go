@@ -77,7 +77,7 @@ func (a *App) syncSettingsPath() string { return filepath.Join(a.deps.DataDir, "
 // SyncSettings returns the background sync settings (auto, every 10
 // minutes when never set).
 func (a *App) SyncSettings() (SyncSettings, error) {
-	s := SyncSettings{Auto: true, EveryMinutes: int(DefaultSyncEvery / time.Minute)}
+	s := defaultSyncSettings()
 	if a.deps.DataDir == "" {
 		return s, nil
 	}
@@ -86,6 +86,23 @@ func (a *App) SyncSettings() (SyncSettings, error) {
 		err = nil
 	}
 	return s, err
+}
+
+func defaultSyncSettings() SyncSettings {
+	return SyncSettings{Auto: true, EveryMinutes: int(DefaultSyncEvery / time.Minute)}
+}
+
+// loopSettings are the settings the sync loop goes by: a file it cannot read is
+// logged and the defaults used, and a timer outside 1 to 1440 minutes (a
+// hand-edited file) is brought within them, so the loop never spins.
+func (a *App) loopSettings() SyncSettings {
+	s, err := a.SyncSettings()
+	if err != nil {
+		a.log.Warn("sync settings unreadable; using the defaults", "err", err)
+		s = defaultSyncSettings()
+	}
+	s.EveryMinutes = min(max(s.EveryMinutes, 1), 1440)
+	return s
 }
 
 // SetSyncSettings saves the background sync settings; the timer follows.
@@ -107,7 +124,10 @@ func (a *App) SetSyncSettings(s SyncSettings) error {
 // errors and conflicts.
 func (a *App) SyncStatus() (SyncStatus, error) {
 	st := SyncStatus{Remotes: []string{}, Conflicts: []archivesync.Conflict{}}
-	st.Settings, _ = a.SyncSettings()
+	var err error
+	if st.Settings, err = a.SyncSettings(); err != nil {
+		st.Error = err.Error()
+	}
 	a.sync.mu.Lock()
 	st.Running, st.Progress = a.sync.running, a.sync.progress
 	a.sync.mu.Unlock()
@@ -189,7 +209,7 @@ func (a *App) startSyncLoop() {
 
 func (a *App) syncLoop() {
 	for {
-		s, _ := a.SyncSettings()
+		s := a.loopSettings()
 		every := time.Duration(s.EveryMinutes) * time.Minute
 		timer := time.NewTimer(every)
 		kicked := false
@@ -202,7 +222,7 @@ func (a *App) syncLoop() {
 			kicked = true
 			timer.Stop()
 		}
-		s, _ = a.SyncSettings()
+		s = a.loopSettings()
 		if !s.Auto && !kicked {
 			continue
 		}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -96,4 +97,19 @@ func (ta *testApp) syncMachine(t *testing.T) string {
 	c, err := archivesync.LoadConfig(ta.syncPaths())
 	require.NoError(t, err)
 	return c.Machine
+}
+
+// A hand-edited or damaged sync_app.json is said in the status, and the loop
+// neither spins on a zero timer nor stops on a file it cannot read.
+func TestSyncSettingsBadFile(t *testing.T) {
+	a := newTestApp(t)
+	path := filepath.Join(a.deps.DataDir, "sync_app.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"auto": true, "every_minutes": 0}`), 0o644))
+	assert.Equal(t, SyncSettings{Auto: true, EveryMinutes: 1}, a.loopSettings())
+
+	require.NoError(t, os.WriteFile(path, []byte("{not json"), 0o644))
+	assert.Equal(t, defaultSyncSettings(), a.loopSettings())
+	st, err := a.SyncStatus()
+	require.NoError(t, err)
+	assert.Contains(t, st.Error, "sync_app.json")
 }

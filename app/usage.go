@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -90,16 +89,13 @@ func (a *App) Prices() (Prices, error) {
 	if a.deps.DataDir == "" {
 		return DefaultPrices(), nil
 	}
-	data, err := os.ReadFile(a.pricesPath())
+	var p Prices
+	err := atomicfile.ReadJSON(a.pricesPath(), &p)
 	if errors.Is(err, os.ErrNotExist) {
 		return DefaultPrices(), nil
 	}
 	if err != nil {
 		return Prices{}, fmt.Errorf("read prices: %w", err)
-	}
-	var p Prices
-	if err := json.Unmarshal(data, &p); err != nil {
-		return Prices{}, fmt.Errorf("prices %s: %w", a.pricesPath(), err)
 	}
 	if p.Models == nil {
 		p.Models = []ModelPrice{}
@@ -126,11 +122,7 @@ func (a *App) SetPrices(p Prices) error {
 			}
 		}
 	}
-	data, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(a.pricesPath(), append(data, '\n')); err != nil {
+	if err := atomicfile.WriteJSON(a.pricesPath(), p); err != nil {
 		return fmt.Errorf("save prices: %w", err)
 	}
 	return nil

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -68,19 +67,20 @@ func LoadWebhookSettings(dataDir string) (WebhookSettings, error) {
 	if dataDir == "" {
 		return s, nil
 	}
-	p := filepath.Join(dataDir, webhookSettingsFile)
-	data, err := os.ReadFile(p)
+	err := atomicfile.ReadJSON(filepath.Join(dataDir, webhookSettingsFile), &s)
 	if errors.Is(err, os.ErrNotExist) {
 		return s, nil
 	}
 	if err != nil {
-		return s, fmt.Errorf("read webhook settings: %w", err)
-	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		return WebhookSettings{Addr: DefaultWebhookAddr}, fmt.Errorf("webhook settings %s: %w", p, err)
+		return WebhookSettings{Addr: DefaultWebhookAddr}, fmt.Errorf("read webhook settings: %w", err)
 	}
 	if s.Addr == "" {
 		s.Addr = DefaultWebhookAddr
+	}
+	// SetWebhookSettings saves loopback addresses only; a hand-edited file that
+	// names another is refused here too, so the window never listens on it.
+	if err := checkWebhookAddr(s.Addr); err != nil {
+		return WebhookSettings{Addr: DefaultWebhookAddr}, fmt.Errorf("read webhook settings %s: %w", webhookSettingsFile, err)
 	}
 	return s, nil
 }
@@ -103,24 +103,39 @@ func (a *App) SetWebhookSettings(s WebhookSettings) (WebhookStatus, error) {
 	if s.Addr == "" {
 		s.Addr = DefaultWebhookAddr
 	}
-	host, port, err := net.SplitHostPort(s.Addr)
-	if err != nil || port == "" {
-		return WebhookStatus{}, invalid(fmt.Sprintf("%q is not an address: write it as host:port, for example %s", s.Addr, DefaultWebhookAddr))
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return WebhookStatus{}, invalid(fmt.Sprintf("%q is not a port: a number from 1 to 65535", port))
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return WebhookStatus{}, invalid(fmt.Sprintf("%s is reachable from other machines: the window listens on loopback only (127.0.0.1); use `logbook serve --allow-remote` to accept pushes from elsewhere", s.Addr))
-	}
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
+	if err := checkWebhookAddr(s.Addr); err != nil {
 		return WebhookStatus{}, err
 	}
-	if err := atomicfile.Write(filepath.Join(a.deps.DataDir, webhookSettingsFile), append(data, '\n')); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(a.deps.DataDir, webhookSettingsFile), s); err != nil {
 		return WebhookStatus{}, fmt.Errorf("save webhook settings: %w", err)
 	}
 	return a.webhookStatus(s), nil
+}
+
+// checkWebhookAddr checks that the window's webhook address is host:port on
+// loopback.
+func checkWebhookAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return invalid(fmt.Sprintf("%q is not an address: write it as host:port, for example %s", addr, DefaultWebhookAddr))
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return invalid(fmt.Sprintf("%q is not a port: a number from 1 to 65535", port))
+	}
+	if !IsLoopbackHost(host) {
+		return invalid(fmt.Sprintf("%s is reachable from other machines: the window listens on loopback only (127.0.0.1); use `logbook serve --allow-remote` to accept pushes from elsewhere", addr))
+	}
+	return nil
+}
+
+// IsLoopbackHost reports whether a listen host only accepts connections from
+// this machine ("" and 0.0.0.0 listen on every interface).
+func IsLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // webhookStatus is s with what this process does.

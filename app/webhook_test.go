@@ -156,6 +156,16 @@ func TestWebhookSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, WebhookSettings{Enabled: true, Addr: "127.0.0.1:9911"}, got)
 
+	// A hand-edited file naming an address other machines reach is refused, and
+	// the webhook stays off.
+	path := filepath.Join(ta.deps.DataDir, webhookSettingsFile)
+	require.NoError(t, os.WriteFile(path, []byte(`{"enabled": true, "addr": "0.0.0.0:8765"}`), 0o644))
+	got, err = LoadWebhookSettings(ta.deps.DataDir)
+	assert.ErrorContains(t, err, "reachable from other machines")
+	assert.Equal(t, WebhookSettings{Addr: DefaultWebhookAddr}, got)
+	_, err = ta.SetWebhookSettings(WebhookSettings{Enabled: true, Addr: "127.0.0.1:9911"})
+	require.NoError(t, err)
+
 	// A server that accepts the webhook says where.
 	ts := newTestServerWith(t, func(d *Deps) { d.Webhook = true })
 	st, err = ts.WebhookSettings()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -67,11 +66,11 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, src Source, stop <-c
 			if r, ok := seen[id]; ok && r == rev {
 				continue // found current at the last look, and nothing else writes
 			}
-			have, err := bl.GetInternal(revKey(id))
+			current, err := indexedAt(bl, id, rev)
 			if err != nil {
-				return st, fmt.Errorf("sync along: revision of %s: %w", id, err)
+				return st, fmt.Errorf("sync along: %w", err)
 			}
-			if string(have) != strconv.FormatInt(rev, 10) {
+			if !current {
 				todo = append(todo, id)
 			}
 		}

@@ -388,15 +388,24 @@ func sessionDocIDs(ctx context.Context, bl bleve.Index, id string) (map[string]s
 func staleSessions(bl bleve.Index, revs map[string]int64) ([]string, error) {
 	var stale []string
 	for id, rev := range revs {
-		have, err := bl.GetInternal(revKey(id))
+		current, err := indexedAt(bl, id, rev)
 		if err != nil {
-			return nil, fmt.Errorf("revision of %s: %w", id, err)
+			return nil, err
 		}
-		if string(have) != strconv.FormatInt(rev, 10) {
+		if !current {
 			stale = append(stale, id)
 		}
 	}
 	return stale, nil
+}
+
+// indexedAt reports whether the index holds session id at revision rev.
+func indexedAt(bl bleve.Index, id string, rev int64) (bool, error) {
+	have, err := bl.GetInternal(revKey(id))
+	if err != nil {
+		return false, fmt.Errorf("revision of %s: %w", id, err)
+	}
+	return string(have) == strconv.FormatInt(rev, 10), nil
 }
 
 // listedSessions returns every session the index's session field names: a

@@ -321,11 +321,7 @@ func (s *Store) updateLocked(change func(*file) error) error {
 	if err := change(&f); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(s.Path, append(data, '\n')); err != nil {
+	if err := atomicfile.WriteJSON(s.Path, f); err != nil {
 		return fmt.Errorf("save API keys: %w", err)
 	}
 	return s.load(true)
