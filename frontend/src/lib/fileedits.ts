@@ -71,7 +71,7 @@ export function summarizeFiles(edits: FileEdit[]): FileSummary[] {
     const before = f.final;
     let after: string | null = null;
     if (e.op === 'write') {
-      const c = diffCounts(before === null ? diffText('', e.new ?? '') : diffText(before, e.new ?? ''));
+      const c = diffCounts(diffText(before ?? '', e.new ?? ''));
       s.added = c.added;
       s.removed = c.removed;
       after = e.new ?? '';

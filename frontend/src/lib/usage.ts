@@ -74,7 +74,7 @@ export function fillDays(days: UsageGroup[]): UsageGroup[] {
   return out;
 }
 
-/** Dollars for a person: cents below $10, whole dollars with separators above $1000. */
+/** Dollars for a person: cents below $1000, whole dollars with separators from there. */
 export function dollars(n: number): string {
   if (n === 0) return '$0';
   if (n < 0.01) return '<$0.01';
