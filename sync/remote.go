@@ -73,17 +73,25 @@ type Remote interface {
 	Delete(ctx context.Context, name string) error
 }
 
+// MaxGet bounds what Get reads into memory: a remote, trusted or not, cannot
+// make it hold more.
+const MaxGet = 16 << 20
+
 // Get reads the whole named object into memory. It is meant for small
-// objects such as manifests and heads; stream pieces with Open.
+// objects such as keys and heads; an object larger than MaxGet is an error
+// (stream pieces with Open).
 func Get(ctx context.Context, r Remote, name string) ([]byte, error) {
 	rc, err := r.Open(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(rc)
+	b, err := io.ReadAll(io.LimitReader(rc, MaxGet+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(b) > MaxGet {
+		return nil, fmt.Errorf("read %s: the object is larger than %d MiB, more than a key or head this version writes", name, MaxGet>>20)
 	}
 	return b, nil
 }

@@ -154,3 +154,21 @@ func TestValidateName(t *testing.T) {
 		assert.ErrorIs(t, arcsync.ValidateName(bad), arcsync.ErrInvalidName, bad)
 	}
 }
+
+// TestGetIsBounded: Get holds at most MaxGet bytes of an object, whatever the
+// remote serves; a larger object is an error naming it.
+func TestGetIsBounded(t *testing.T) {
+	ctx := context.Background()
+	r := memremote.New()
+	full := strings.Repeat("k", arcsync.MaxGet)
+	require.NoError(t, r.Put(ctx, "keys/fits", strings.NewReader(full), int64(len(full))))
+	b, err := arcsync.Get(ctx, r, "keys/fits")
+	require.NoError(t, err)
+	assert.Len(t, b, arcsync.MaxGet)
+
+	over := full + "!"
+	require.NoError(t, r.Put(ctx, "keys/over", strings.NewReader(over), int64(len(over))))
+	_, err = arcsync.Get(ctx, r, "keys/over")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "keys/over")
+}
