@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -199,8 +200,12 @@ func (h *Handler) body(w http.ResponseWriter, r *http.Request) ([]byte, func(), 
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			h.refuse(w, r, http.StatusRequestEntityTooLarge, h.tooLarge())
-		} else {
+		} else if errors.Is(err, os.ErrDeadlineExceeded) {
 			h.refuse(w, r, http.StatusRequestTimeout, "the request body did not arrive in time: "+err.Error())
+		} else {
+			// The client went away or the connection broke mid-body: no answer
+			// reaches it; the status is for the log.
+			h.refuse(w, r, http.StatusBadRequest, "the request body could not be read: "+err.Error())
 		}
 		return nil, nil, false
 	}

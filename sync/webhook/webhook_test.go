@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -270,4 +271,53 @@ func TestConversationInfo(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, strings.Count(string(hist), "\n"), "every info is kept")
 	assert.Equal(t, c.events, archivedEvents(t, rc.store, c.id))
+}
+
+// statusOf records the status the receiver wrote for each request, for bodies
+// whose sender is gone before it could read the answer.
+type statusOf struct {
+	http.ResponseWriter
+	got chan int
+}
+
+// Unwrap lets the receiver reach the connection (its body deadline).
+func (s statusOf) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (s statusOf) WriteHeader(code int) {
+	s.got <- code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// TestBodyReadFailures: a body that stops arriving is 408 once the body
+// deadline passes; one whose connection breaks mid-body is 400, not a timeout.
+func TestBodyReadFailures(t *testing.T) {
+	got := make(chan int, 4)
+	rc := newReceiver(t, t.TempDir(), webhook.Options{BodyTimeout: 200 * time.Millisecond}, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(statusOf{w, got}, r) })
+	})
+	u := rc.url + "/events/" + genConversation(t, 8, 1).id
+
+	// Stalls: half an array, then nothing until long after the deadline.
+	pr, pw := io.Pipe()
+	go func() { _, _ = pw.Write([]byte(`[{"id":"a"`)); time.Sleep(2 * time.Second); _ = pw.Close() }()
+	req, err := http.NewRequest(http.MethodPost, u, pr)
+	require.NoError(t, err)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	assert.Equal(t, http.StatusRequestTimeout, <-got)
+
+	// Breaks: the sender's connection ends before the length it announced.
+	conn, err := net.Dial("tcp", rc.srv.Listener.Addr().String())
+	require.NoError(t, err)
+	path := strings.TrimPrefix(u, rc.srv.URL)
+	_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n[{\"id\":", path)
+	require.NoError(t, err)
+	require.NoError(t, conn.Close())
+	select {
+	case code := <-got:
+		assert.Equal(t, http.StatusBadRequest, code)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no answer for a broken body")
+	}
 }
