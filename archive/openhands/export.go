@@ -32,14 +32,19 @@ func Export(ctx context.Context, c *Conversation, dir string) error {
 	return nil
 }
 
+// writeNew writes data to dst, which must not exist; a file it could not write
+// whole (a full disk, a failed close) is removed rather than left short.
 func writeNew(dst string, data []byte) error {
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := out.Write(data); err != nil {
-		out.Close()
-		return err
+	_, err = out.Write(data)
+	if cerr := out.Close(); err == nil {
+		err = cerr
 	}
-	return out.Close()
+	if err != nil {
+		_ = os.Remove(dst) // ours: created above
+	}
+	return err
 }
