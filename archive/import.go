@@ -37,6 +37,16 @@ type ImportOptions struct {
 	// person's choice after a "damaged upstream" report. The archived version is
 	// kept as superseded lines, as with any rewrite.
 	ReplaceDamaged bool
+	// TakeOver lets a file whose session another existing file archives take
+	// the session over instead of being checked as a duplicate: the person's
+	// choice of that version (`logbook sync resolve --keep`, for a session
+	// this machine reads from an agent's log). The other files are released:
+	// still listed, no longer the session's source, never written to; what
+	// they had archived is kept as superseded lines, as with any rewrite. A
+	// released file imported again does not take the session back: unchanged,
+	// it is unchanged; grown or rewritten, it is a duplicate of the session's
+	// new source.
+	TakeOver bool
 }
 
 // Progress reports how far an import has come.
@@ -151,7 +161,7 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 		}
 		k := known[d.Files[i]]
 		return k != nil && ids[i] != nil && !k.gone && k.id.same(*ids[i]) && !retryLenient(opts, k.report) &&
-			!(opts.ReplaceDamaged && k.upstream)
+			!(opts.ReplaceDamaged && k.upstream) && !(opts.TakeOver && k.report.SessionID == "")
 	}
 	bases := make([]int64, len(d.Files)) // bytes of the files before each one
 	for i := 1; i < len(d.Files); i++ {
@@ -341,7 +351,10 @@ func (s *Store) importPath(ctx context.Context, fm format.Format, path string, o
 	}
 	retry := row != nil && opts.LenientHeaders && !row.sessionPK.Valid && row.errorKind == string(format.KindBadHeader)
 	replace := row != nil && opts.ReplaceDamaged && row.upstream != nil
-	if row != nil && !row.gone && !retry && !replace && row.identity().same(id) {
+	// A duplicate (no session of its own) that is to take its session over is
+	// read again even when unchanged.
+	takeOver := row != nil && opts.TakeOver && !row.sessionPK.Valid
+	if row != nil && !row.gone && !retry && !replace && !takeOver && row.identity().same(id) {
 		return s.storedReport(ctx, path, "unchanged")
 	}
 	// Never os.Open: opening a named pipe blocks until a writer comes.

@@ -254,8 +254,12 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 	case err != nil:
 		return st, "", fmt.Errorf("find session %s: %w", h.ID, err)
 	}
-	if owner, err := j.liveOwner(ctx, tx); err != nil || owner != "" {
+	if owner, err := j.liveOwner(ctx, tx); err != nil || owner != "" && !j.opts.TakeOver {
 		return st, owner, err
+	} else if owner != "" {
+		if err := releaseOthers(ctx, tx, j.pk, j.path); err != nil {
+			return st, "", fmt.Errorf("take %s over from %s: %w", h.ID, owner, err)
+		}
 	}
 	// Rewritten upstream, or moved here from a path that is gone: keep what was
 	// archived as superseded lines, then read the file afresh.
@@ -355,6 +359,15 @@ func (j *importJob) liveOwner(ctx context.Context, tx *sql.Tx) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// releaseOthers detaches every file of session pk but path from it (ImportOptions.
+// TakeOver): they keep their row, identity and cursor, so one imported again
+// unchanged stays unchanged, and one that changed finds the session archived from
+// path, a duplicate.
+func releaseOthers(ctx context.Context, tx *sql.Tx, pk int64, path string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE files SET session_pk = NULL WHERE session_pk = ? AND path != ?`, pk, path)
+	return err
 }
 
 // seedArg is sessions.seed_length: NULL for a session that is no fork.

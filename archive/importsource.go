@@ -31,7 +31,7 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 		return fr, err
 	}
 	var stamp []byte
-	if row != nil && !row.gone && row.cursorRaw != "" {
+	if row != nil && !row.gone && row.cursorRaw != "" && !(opts.TakeOver && !row.sessionPK.Valid) {
 		stamp = []byte(row.cursorRaw)
 	}
 	rd, err := sr.ReadSource(ctx, path, stamp)
@@ -65,7 +65,7 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 	if sessionID == "" {
 		sessionID = filepath.Base(path)
 	}
-	pk, st, action, owner, err := s.openSource(ctx, tx, f, path, sessionID, rd)
+	pk, st, action, owner, err := s.openSource(ctx, tx, f, path, sessionID, rd, opts.TakeOver)
 	if err != nil {
 		return fr, err
 	}
@@ -175,8 +175,9 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 // openSource finds or creates the session a source's read goes to, and the
 // projection state its records continue. A read from the start (Reset) of a
 // session already archived supersedes what it holds, unless another source that
-// still exists archives it: then owner names that source and nothing is written.
-func (s *Store) openSource(ctx context.Context, tx *sql.Tx, f format.Format, path, sessionID string, rd *format.Read) (pk int64, st projState, action, owner string, err error) {
+// still exists archives it: then owner names that source and nothing is written,
+// or, with takeOver, the other sources are released (releaseOthers).
+func (s *Store) openSource(ctx context.Context, tx *sql.Tx, f format.Format, path, sessionID string, rd *format.Read, takeOver bool) (pk int64, st projState, action, owner string, err error) {
 	st.LastSeq = -1
 	h := rd.Session
 	h.ID = sessionID
@@ -195,8 +196,12 @@ func (s *Store) openSource(ctx context.Context, tx *sql.Tx, f format.Format, pat
 		}
 		return pk, st, "appended", "", nil
 	}
-	if owner, err := job.liveOwner(ctx, tx); err != nil || owner != "" {
+	if owner, err := job.liveOwner(ctx, tx); err != nil || owner != "" && !takeOver {
 		return 0, st, "", owner, err
+	} else if owner != "" {
+		if err := releaseOthers(ctx, tx, pk, path); err != nil {
+			return 0, st, "", "", fmt.Errorf("take %s over from %s: %w", sessionID, owner, err)
+		}
 	}
 	// Rewritten upstream, or moved here from a path that is gone (as for a stream).
 	return pk, st, "rewritten", "", s.resetSession(ctx, tx, pk, &h)
