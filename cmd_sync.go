@@ -33,7 +33,7 @@ var syncCommand = command{name: "sync", args: "[--json] | sync COMMAND [ARGS]",
 		{name: "push", args: "[--json]", summary: "only upload the sessions that changed since the last push", run: cmdSyncPush},
 		{name: "pull", args: "[--json]", summary: "only import the other machines' new and grown sessions; list conflicts", run: cmdSyncPull},
 		{name: "status", args: "[--json]", summary: "the remotes, this machine, the last sync, pending bytes, errors and conflicts", run: cmdSyncStatus},
-		{name: "resolve", args: "SESSION --keep MACHINE", summary: "settle a conflict by keeping MACHINE's version (the others stay on the remote)", run: cmdSyncResolve},
+		{name: "resolve", args: "SESSION --keep MACHINE", summary: "settle a conflict by keeping MACHINE's version (the others stay on the remote; an agent's log here is never written)", run: cmdSyncResolve},
 		{name: "gc", args: "[--grace DURATION] [--dry-run] [--json]", summary: "delete remote pieces and manifests no machine's manifest references, older than the grace period", run: cmdSyncGC},
 	},
 }
@@ -388,7 +388,7 @@ func cmdSyncResolve(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	rep, err := archivesync.Resolve(ctx, s, e.syncPaths(), pos[0], *keep)
+	rep, err := archivesync.Resolve(ctx, s, e.syncPaths(), pos[0], *keep, archive.ImportOptions{})
 	if err != nil {
 		return err
 	}
@@ -400,6 +400,9 @@ func cmdSyncResolve(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	fmt.Fprintf(e.stdout, "Kept %s's version of %s; the other versions stay on the remote and are no longer reported.\n", termSafe(*keep), termSafe(pos[0]))
+	if rep != nil {
+		fmt.Fprintln(e.stdout, "What this archive held of it stays archived as superseded lines; an agent's log it was read from is left as it is, and importing it again does not undo this choice.")
+	}
 	return nil
 }
 

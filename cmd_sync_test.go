@@ -208,7 +208,7 @@ func TestSyncTwoMachines(t *testing.T) {
 				lb := dshgen.Generate(dshgen.Options{Seed: 200, ID: "session-conflict", Cwd: "/home/b/c", Turns: 3})
 				_, err := la.WriteFile(rootA, false)
 				require.NoError(t, err)
-				_, err = lb.WriteFile(rootB, false)
+				pathB, err := lb.WriteFile(rootB, false)
 				require.NoError(t, err)
 				mustJSON[map[string]any](t, dataA, "import", "--json", rootA)
 				mustJSON[map[string]any](t, dataB, "import", "--json", rootB)
@@ -247,30 +247,30 @@ func TestSyncTwoMachines(t *testing.T) {
 					assert.Len(t, arr(t, sess["sync_conflict"]), 2)
 				}
 
-				// Each machine keeps its own version: the conflict is settled on
-				// both and not reported again; each still holds its own bytes and
-				// the other's version stays on the remote.
+				// B keeps A's version although B reads its own from its agent's
+				// log (which stays as it was), and A keeps its own: the conflict
+				// is settled on both and not reported again, and both serve A's
+				// version.
 				machineA := mustJSON[map[string]any](t, dataA, "sync", "status", "--json")["machine"].(string)
-				machineB := mustJSON[map[string]any](t, dataB, "sync", "status", "--json")["machine"].(string)
 				r = cliData(t, dataB, "sync", "resolve", "session-conflict", "--keep", "nobody")
 				assert.Equal(t, 1, r.code)
 				assert.Contains(t, r.stderr, "no version from machine")
-				r = cliData(t, dataB, "sync", "resolve", "session-conflict", "--keep", machineA)
-				assert.Equal(t, 1, r.code, "B reads its version from its agent's log")
-				assert.Contains(t, r.stderr, "never overwrites")
-				assert.True(t, bytes.Equal(lb.JSONL(), exportBytes(t, dataB, "session-conflict")), "nothing changed")
-				for _, m := range []struct{ data, keep string }{{dataB, machineB}, {dataA, machineA}} {
-					r = cliData(t, m.data, "sync", "resolve", "session-conflict", "--keep", m.keep)
+				for _, data := range []string{dataB, dataA} {
+					r = cliData(t, data, "sync", "resolve", "session-conflict", "--keep", machineA)
 					require.Equal(t, 0, r.code, r.stderr)
-					assert.Nil(t, findSession(t, m.data, "session-conflict")["sync_conflict"])
-					assert.Equal(t, m.keep, findSession(t, m.data, "session-conflict")["machine"])
+					assert.Nil(t, findSession(t, data, "session-conflict")["sync_conflict"])
+					assert.Equal(t, machineA, findSession(t, data, "session-conflict")["machine"])
 				}
+				logB, err := os.ReadFile(pathB)
+				require.NoError(t, err)
+				assert.Equal(t, lb.JSONL(), logB, "B's agent log is left as it was")
+				mustJSON[map[string]any](t, dataB, "import", "--json", rootB)
 				for _, data := range []string{dataA, dataB, dataA} {
 					rs := mustJSON[map[string]any](t, data, "sync", "now", "--json")
 					assert.EqualValues(t, 0, rs["conflicts"])
 				}
 				assert.True(t, bytes.Equal(la.JSONL(), exportBytes(t, dataA, "session-conflict")))
-				assert.True(t, bytes.Equal(lb.JSONL(), exportBytes(t, dataB, "session-conflict")))
+				assert.True(t, bytes.Equal(la.JSONL(), exportBytes(t, dataB, "session-conflict")), "B's import of its unchanged log did not take the session back")
 			})
 		})
 	}

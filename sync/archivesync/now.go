@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/logbook/logbook/archive"
@@ -179,8 +180,13 @@ var ErrNoConflict = errors.New("no such conflict")
 // again until they change). Keeping another machine's version imports the
 // kept file as a rewrite of the session: the archive marks the old lines
 // superseded (nothing is deleted) and this machine publishes nothing for
-// the session until it grows here again.
-func Resolve(ctx context.Context, store *archive.Store, p Paths, id, machine string) (*archive.ImportReport, error) {
+// the session until it grows here again. When this machine read the session
+// from an agent's log, that log is never written: the archive takes the
+// session over from it (archive.ImportOptions.TakeOver), keeps what it had
+// archived from it as superseded lines, and an import of the log later does
+// not take the session back (see adopt). opts are the importer's options
+// (LenientHeaders as the person set them).
+func Resolve(ctx context.Context, store *archive.Store, p Paths, id, machine string, opts archive.ImportOptions) (*archive.ImportReport, error) {
 	c, release, err := LockConfig(p)
 	if err != nil {
 		return nil, err
@@ -208,7 +214,7 @@ func Resolve(ctx context.Context, store *archive.Store, p Paths, id, machine str
 			}
 			var rep *archive.ImportReport
 			if !keep.Local {
-				rep, err = adopt(ctx, store, rp, st, id, *keep)
+				rep, err = adopt(ctx, store, rp, st, id, *keep, opts)
 				if err != nil {
 					return rep, err
 				}
@@ -231,30 +237,49 @@ func Resolve(ctx context.Context, store *archive.Store, p Paths, id, machine str
 	return nil, fmt.Errorf("%w: session %s is not in conflict (see `logbook sync status`)", ErrNoConflict, id)
 }
 
-// ErrLocalSource means Resolve was asked to keep another machine's version
-// of a session this archive reads from an agent's log on this machine: the
-// importer takes one source per session, and Logbook never writes into an
-// agent's logs.
-var ErrLocalSource = errors.New("this archive reads the session from an agent's log on this machine, which Logbook never overwrites: keep this machine's version here (the other version stays on the remote, and its machine keeps it)")
-
-// adopt imports machine's kept version v of session id over the archive's,
-// when the archive reads the session from a file sync pulled.
-func adopt(ctx context.Context, store *archive.Store, p Paths, st *State, id string, v Version) (*archive.ImportReport, error) {
-	pl, ok := st.Pulled[id]
-	if !ok {
-		return nil, fmt.Errorf("session %s: %w", id, ErrLocalSource)
-	}
-	target := pl.Path // the file the archive reads the session from
-	if err := os.Rename(v.Path, target); err != nil {
-		return nil, err
-	}
-	if pl.Import != "" {
-		if _, err := unpack(target, filepath.Join(filepath.Dir(target), "conversation")); err != nil {
+// adopt imports machine's kept version v of session id over the archive's.
+//
+// When the archive reads the session from a file sync pulled, v replaces
+// that file and is imported as its rewrite. When it reads it from an
+// agent's log on this machine (the importer takes one source per session),
+// v is moved to where a pull keeps the sessions it imports
+// (sync/in/<machine>/<session>/) and imported with TakeOver: the agent's log
+// is released, never written, and what the archive held from it stays
+// archived as superseded lines. The rule for that log afterwards: imported
+// again unchanged, it is unchanged; grown or rewritten (the agent wrote on
+// here), it is reported as a duplicate of the kept file and archives
+// nothing more, so the choice never flips back silently. Its bytes stay in
+// the agent's file. Deleting the kept file under sync/in hands the session
+// back to the log at its next import, as for any source that disappears.
+func adopt(ctx context.Context, store *archive.Store, p Paths, st *State, id string, v Version, opts archive.ImportOptions) (*archive.ImportReport, error) {
+	pl, pulled := st.Pulled[id]
+	if !pulled {
+		in, err := inPath(p, v.Path)
+		if err != nil {
 			return nil, err
 		}
-		target = pl.Import
+		pl = Pulled{Path: in}
+		if err := os.MkdirAll(filepath.Dir(in), 0o700); err != nil {
+			return nil, err
+		}
 	}
-	rep, err := store.Import(ctx, []string{target}, archive.ImportOptions{})
+	// Also when the session was pulled: should the agent's log have taken
+	// it back (the pulled file was deleted), the choice takes it again.
+	opts.TakeOver = true
+	target := pl.Path // the file the archive reads the session from
+	if v.Path != target {
+		if err := os.Rename(v.Path, target); err != nil {
+			return nil, err
+		}
+	}
+	if pl.Import != "" || filepath.Base(target) == streamName(OpenHandsFormat) {
+		imp, err := unpack(target, filepath.Join(filepath.Dir(target), "conversation"))
+		if err != nil {
+			return nil, err
+		}
+		pl.Import, target = imp, imp
+	}
+	rep, err := store.Import(ctx, []string{target}, opts)
 	if err != nil {
 		return rep, err
 	}
@@ -262,6 +287,9 @@ func adopt(ctx context.Context, store *archive.Store, p Paths, st *State, id str
 		if f.SessionID == id && f.Verdict != archive.VerdictOK {
 			return rep, fmt.Errorf("session %s: the kept version imported as %s", id, f.Verdict)
 		}
+	}
+	if !slices.ContainsFunc(rep.Files, func(f archive.FileReport) bool { return f.SessionID == id && f.Action != "duplicate" }) {
+		return rep, fmt.Errorf("session %s: the kept version in %s was not imported (see its report)", id, target)
 	}
 	var h crypt.Hash
 	if err := h.UnmarshalText([]byte(v.SHA256)); err != nil {
@@ -272,6 +300,17 @@ func adopt(ctx context.Context, store *archive.Store, p Paths, st *State, id str
 	st.Pulled[id] = Pulled{Machine: v.Machine, Entry: repo.Entry{SessionID: id, Length: v.Length, Hash: h}, Path: pl.Path, Import: pl.Import}
 	st.Pushed[id] = Pushed{Revision: -1, Origin: v.Machine}
 	return rep, store.SetSyncOrigins(ctx, map[string]string{id: v.Machine})
+}
+
+// inPath is where a pull keeps the imported version of the session whose
+// version kept is (kept aside under sync/conflicts, or already under sync/in).
+func inPath(p Paths, kept string) (string, error) {
+	for _, dir := range []string{p.In(), p.Conflicts()} {
+		if rel, err := filepath.Rel(dir, kept); err == nil && filepath.IsLocal(rel) {
+			return filepath.Join(p.In(), rel), nil
+		}
+	}
+	return "", fmt.Errorf("session version %s: not a file sync kept (under %s)", kept, p.Work())
 }
 
 // Pending counts the sessions that changed since the last push to the

@@ -359,4 +359,17 @@ func TestLongerVersionOfALocalLogIsKeptAside(t *testing.T) {
 	info, err := b.Archive.SyncInfo(ctx)
 	require.NoError(t, err)
 	assert.Len(t, info[l.ID()].Conflict, 2, "marked in the archive")
+
+	// Keeping the longer version: the archive takes it over from the log,
+	// which stays as it was.
+	configure(t, b, "unused")
+	_, err = archivesync.Resolve(ctx, b.Archive, b.Paths, l.ID(), "a", archive.ImportOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, string(l.JSONL()), exportOf(t, b, l.ID()))
+	onDisk, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, half, onDisk)
+	pr, err := b.Pull(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, pr.Conflicts)
 }
