@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -233,15 +234,21 @@ func (a *App) syncLoop() {
 	}
 }
 
-// runSync runs one sync through every remote, publishing its progress, and
-// brings the search index up to date when it imported anything.
+// runSync runs one sync through every remote, publishing its progress.
+// Pulled sessions go through the importer with the options of the app's
+// own imports (LenientHeaders as set), and the app catches up with them as
+// after any import: index, scheduler, open views (catchUpWith).
 func (a *App) runSync() {
 	a.sync.mu.Lock()
 	a.sync.running, a.sync.progress = true, "starting"
 	a.sync.mu.Unlock()
+	settings, err := a.ImportSettings()
+	if err != nil {
+		a.log.Warn("import settings unreadable; using the defaults", "err", err)
+	}
 	tick := throttle{every: progressEvery}
 	sum, err := archivesync.SyncAll(a.ctx, a.deps.Archive, a.syncPaths(), archivesync.Options{
-		Import: archive.ImportOptions{},
+		Import: archive.ImportOptions{LenientHeaders: settings.LenientHeaders},
 		Progress: func(line string) {
 			a.sync.mu.Lock()
 			a.sync.progress = line
@@ -262,9 +269,12 @@ func (a *App) runSync() {
 			}
 		}
 	}
-	if len(changed) > 0 && a.deps.Index != nil {
-		if _, err := a.deps.Index.Sync(a.ctx, a.deps.Archive, nil); err != nil {
-			a.log.Warn("search index not updated after sync", "err", err)
+	if a.ctx.Err() == nil {
+		if len(changed) > 0 {
+			slices.Sort(changed)
+			a.catchUpWith(slices.Compact(changed))
+		} else {
+			a.noteStamp() // a push records provenance: not a change to catch up with
 		}
 	}
 	a.sync.mu.Lock()
@@ -273,11 +283,7 @@ func (a *App) runSync() {
 	if a.ctx.Err() != nil {
 		return
 	}
-	a.noteStamp()
 	if st, err := a.SyncStatus(); err == nil {
 		a.events.Publish(EventSyncDone, st)
-	}
-	if len(changed) > 0 {
-		a.events.Publish(EventArchiveChanged, ArchiveChanged{Sessions: changed})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,4 +113,38 @@ func TestSyncSettingsBadFile(t *testing.T) {
 	st, err := a.SyncStatus()
 	require.NoError(t, err)
 	assert.Contains(t, st.Error, "sync_app.json")
+}
+
+// Pulled sessions are imported as the app's own imports are: a session with
+// a pre-release header (no delegationDepth) that one machine accepted with
+// lenient headers is accepted on the other when it allows them too, and is
+// searchable there.
+func TestAppSyncImportsWithTheImportSettings(t *testing.T) {
+	a, b := syncedApps(t)
+	for _, ta := range []*testApp{a, b} {
+		require.NoError(t, ta.SetImportSettings(ImportSettings{LenientHeaders: true}))
+	}
+	l := a.generate(t, 31, "/home/a/old")
+	p := filepath.Join(a.root, mustRel(t, l))
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	head, rest, _ := strings.Cut(string(data), "\n")
+	require.Contains(t, head, `,"delegationDepth":0`)
+	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(head, `,"delegationDepth":0`, ``, 1)+"\n"+rest), 0o600))
+	since := time.Now().UTC()
+	run := a.importNow(t)
+	require.Equal(t, 1, run.Summary.OK)
+	st := waitSync(t, a, since)
+	require.Equal(t, 1, st.Last.Pushed)
+
+	since = time.Now().UTC()
+	require.NoError(t, b.SyncNow())
+	st = waitSync(t, b, since)
+	assert.Empty(t, st.Last.Errors)
+	sess, err := b.Session(l.ID())
+	require.NoError(t, err, "the pulled session is accepted with lenient headers")
+	assert.Equal(t, l.ID(), sess.Session.ID)
+	res, err := b.Search(SearchRequest{Query: "session:" + l.ID()})
+	require.NoError(t, err)
+	assert.Positive(t, res.Total, "and indexed")
 }

@@ -37,10 +37,11 @@ import (
 
 const packVersion = 1
 
-// maxPackFile bounds one file of a pack read back, so a hostile (but
-// authentic, i.e. from a machine holding the key) pack cannot make us
-// allocate without limit.
-const maxPackFile = 256 << 20
+// maxPackLine bounds a pack's header and entry lines read back (a name and
+// a size; names are file names of a conversation), so a pack without a
+// newline cannot make us hold all of it. File contents are streamed to disk,
+// never held: memory stays bounded whatever the remote holds.
+const maxPackLine = 64 << 10
 
 type packHeader struct {
 	Pack int    `json:"logbook_pack"`
@@ -118,19 +119,31 @@ func writePack(ctx context.Context, store *archive.Store, sess archive.Session, 
 // its bytes were authenticated.
 var errPack = errors.New("malformed conversation pack")
 
+// ErrLocal is a fault of this machine (its disk, its files) while a pulled
+// version is unpacked or kept: never a verdict on the synced data, which is
+// intact on the remote. The next sync tries again.
+var ErrLocal = errors.New("a fault of this machine, not of the synced data (the next sync tries again)")
+
+// localFault marks err, from this machine's disk, as ErrLocal.
+func localFault(path string, err error) error {
+	return fmt.Errorf("%s: %w: %w", path, ErrLocal, err)
+}
+
 // unpack writes the pack in file src under dir and returns the path to
 // import: the conversation's folder, or its one file. Files already there
 // are replaced (a conversation that grew is unpacked over its older self).
+// Each file is streamed to disk; a read or write that fails on this
+// machine is ErrLocal, a pack that does not parse errPack.
 func unpack(src, dir string) (string, error) {
 	f, err := os.Open(src)
 	if err != nil {
-		return "", err
+		return "", localFault(src, err)
 	}
 	defer f.Close()
 	br := bufio.NewReader(f)
-	line, err := br.ReadBytes('\n')
+	line, err := readLine(br)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w: no header", src, errPack)
+		return "", packErr(src, "header", err)
 	}
 	var h packHeader
 	if err := json.Unmarshal(line, &h); err != nil || h.Pack != packVersion || !safeName(h.Root) || strings.Contains(h.Root, "/") {
@@ -145,27 +158,58 @@ func unpack(src, dir string) (string, error) {
 		target = filepath.Join(base, h.File)
 	}
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := readLine(br)
 		if errors.Is(err, io.EOF) && len(line) == 0 {
 			break
 		}
 		if err != nil {
-			return "", fmt.Errorf("%s: %w: %v", src, errPack, err)
+			return "", packErr(src, "entry", err)
 		}
 		var e packEntry
-		if err := json.Unmarshal(line, &e); err != nil || !safeName(e.Name) || e.Size < 0 || e.Size > maxPackFile {
+		if err := json.Unmarshal(line, &e); err != nil || !safeName(e.Name) || e.Size < 0 {
 			return "", fmt.Errorf("%s: %w: entry %q", src, errPack, strings.TrimSpace(string(line)))
 		}
-		data := make([]byte, e.Size)
-		if _, err := io.ReadFull(br, data); err != nil {
-			return "", fmt.Errorf("%s: %w: %s cut short", src, errPack, e.Name)
-		}
 		dst := filepath.Join(base, filepath.FromSlash(e.Name))
-		if err := atomicfile.Write(dst, data); err != nil {
-			return "", err
+		if err := atomicfile.WriteN(dst, br, e.Size); errors.Is(err, io.ErrUnexpectedEOF) {
+			return "", fmt.Errorf("%s: %w: %s cut short", src, errPack, e.Name)
+		} else if err != nil {
+			return "", localFault(dst, err)
 		}
 	}
 	return target, nil
+}
+
+// readLine reads one line of at most maxPackLine bytes, without its
+// newline. At the end of the input it returns io.EOF (with what came
+// before it, if anything: a last line without a newline).
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxPackLine {
+			return nil, errLongLine
+		}
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return line, err
+		}
+	}
+}
+
+var errLongLine = errors.New("line too long")
+
+// packErr is the error of a pack line that could not be read: the pack's
+// fault when it ended or ran on, this machine's otherwise.
+func packErr(src, what string, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, errLongLine) {
+		return fmt.Errorf("%s: %w: %s: %v", src, errPack, what, err)
+	}
+	return localFault(src, err)
 }
 
 // safeName accepts a relative slash path with no "..", empty or absolute parts.
