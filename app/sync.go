@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/internal/atomicfile"
 	"github.com/logbook/logbook/sync/archivesync"
+	"github.com/logbook/logbook/sync/crypt"
 )
 
 // Sync events: a line of progress while a sync runs, and its summary.
@@ -69,6 +71,9 @@ type appSync struct {
 	progress string
 	kick     chan struct{}
 	once     sync.Once
+	// logN is SetUpSync's scrypt work factor for the passphrase (0: age's
+	// default, as `logbook sync init`); tests lower it.
+	logN int
 }
 
 func (a *App) syncPaths() archivesync.Paths { return archivesync.Paths{Dir: a.deps.DataDir} }
@@ -166,6 +171,33 @@ func (a *App) SyncStatus() (SyncStatus, error) {
 		st.Error = err.Error()
 	}
 	return st, nil
+}
+
+// SetUpSync is `logbook sync init` from the settings: on the first machine
+// it creates the archive's key on remote (a folder path, file:// or s3://
+// URL) wrapped with passphrase; on every other machine the same call with
+// the same passphrase joins. The passphrase is used here and not kept. A
+// wrong passphrase, a remote that cannot be reached or a data folder set up
+// already is an error in words, and nothing is saved.
+func (a *App) SetUpSync(remote, passphrase string) (SyncStatus, error) {
+	remote = strings.TrimSpace(remote)
+	switch {
+	case a.deps.DataDir == "":
+		return SyncStatus{}, invalid("this app has no data directory to keep sync's key in")
+	case remote == "":
+		return SyncStatus{}, invalid("name the remote: file:///path or s3://bucket/prefix?endpoint=host:port")
+	case passphrase == "":
+		return SyncStatus{}, invalid("the passphrase is empty")
+	}
+	_, _, _, err := archivesync.Setup(a.ctx, a.syncPaths(), remote, passphrase, a.sync.logN)
+	if errors.Is(err, crypt.ErrWrongPassphrase) {
+		return SyncStatus{}, invalid("wrong passphrase: it does not open the key published on the remote (use the passphrase given on the first machine); nothing was changed")
+	}
+	if err != nil {
+		return SyncStatus{}, invalid(fmt.Sprintf("sync not set up: %v", err))
+	}
+	a.startSyncLoop()
+	return a.SyncStatus()
 }
 
 // SyncNow starts a sync in the background (progress and the summary come
@@ -286,4 +318,12 @@ func (a *App) runSync() {
 	if st, err := a.SyncStatus(); err == nil {
 		a.events.Publish(EventSyncDone, st)
 	}
+}
+
+// SessionsSync is every synced session's provenance, by session id: the
+// machine its bytes came from and, when its versions diverged between
+// machines, those versions (the sessions list marks both). Sessions sync
+// never saw are absent; without sync set up it is empty.
+func (a *App) SessionsSync() (map[string]archive.SessionSync, error) {
+	return a.deps.Archive.SyncInfo(a.ctx)
 }

@@ -148,3 +148,36 @@ func TestAppSyncImportsWithTheImportSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Positive(t, res.Total, "and indexed")
 }
+
+// Sync is set up from the settings as with `logbook sync init`: the first
+// app creates the key on the remote, the second joins with the same
+// passphrase; a wrong passphrase and a second set-up are refused in words.
+func TestSetUpSync(t *testing.T) {
+	remote := "file://" + filepath.Join(t.TempDir(), "remote")
+	a := newTestApp(t)
+	b := newTestApp(t)
+	a.sync.logN, b.sync.logN = 10, 10
+	_, err := a.SetUpSync(" ", "pass")
+	assert.ErrorContains(t, err, "name the remote")
+	_, err = a.SetUpSync(remote, "")
+	assert.ErrorContains(t, err, "passphrase is empty")
+	_, err = a.SetUpSync("ftp://host/x", "pass")
+	assert.ErrorContains(t, err, `scheme "ftp" is not supported`)
+
+	st, err := a.SetUpSync(remote, "a test passphrase")
+	require.NoError(t, err)
+	assert.True(t, st.Configured)
+	assert.NotEmpty(t, st.Machine)
+	_, err = a.SetUpSync(remote, "a test passphrase")
+	assert.ErrorContains(t, err, "already set up")
+
+	_, err = b.SetUpSync(remote, "not it")
+	assert.ErrorContains(t, err, "wrong passphrase")
+	st, err = b.SyncStatus()
+	require.NoError(t, err)
+	assert.False(t, st.Configured, "nothing saved")
+	st, err = b.SetUpSync(remote, "a test passphrase")
+	require.NoError(t, err)
+	assert.True(t, st.Configured)
+	assert.NotEqual(t, a.syncMachine(t), st.Machine)
+}

@@ -115,7 +115,7 @@ const readOnly = new Set<MethodName>([
   'FileProblems', 'InterruptedSessions', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys', 'ExportScan',
   'WebhookSettings',
   'FileEdits', 'SessionUsage', 'Usage', 'SessionGists', 'Prices',
-  'SyncStatus', 'SyncSettings',
+  'SyncStatus', 'SyncSettings', 'SessionsSync',
 ]);
 
 const GAVE_UP =
@@ -151,7 +151,9 @@ let streamStarted = false;
 const streamed = new Set<string>(); // event names the desktop runtime delivers
 
 /** The events the browser stream carries (app/events.go and schedules.go publish them). */
-const EVENT_NAMES: readonly (keyof EventMap)[] = ['import:progress', 'import:done', 'archive:changed', 'schedule:fired', 'follow:status'];
+const EVENT_NAMES: readonly (keyof EventMap)[] = [
+  'import:progress', 'import:done', 'archive:changed', 'schedule:fired', 'follow:status', 'sync:progress', 'sync:done',
+];
 
 function deliver(name: string, data: unknown) {
   listeners.get(name)?.forEach((l) => l(data));
@@ -281,6 +283,7 @@ export const api = {
   fileProblems: (path: string) => run(() => App.FileProblems(path)),
   /** The sessions whose log ends before its last turn ended (stopped or died mid-turn). */
   interruptedSessions: () => run(() => App.InterruptedSessions()),
+  sessionsSync: () => run(() => App.SessionsSync()),
   startImport: () => run(() => App.StartImport()),
   createDemo: () => run(() => App.CreateDemo()),
   selfTest: (marker: string) => run(() => App.SelfTest(marker)),
@@ -315,4 +318,5 @@ export const api = {
   setSyncSettings: (s: SyncSettings) => run(() => App.SetSyncSettings(arg(s))),
   /** Starts one sync in the background; sync:progress and sync:done follow. */
   syncNow: () => run(() => App.SyncNow()),
+  setUpSync: (remote: string, passphrase: string) => run(() => App.SetUpSync(remote, passphrase)),
 };

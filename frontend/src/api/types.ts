@@ -28,6 +28,8 @@ type Flat<T> = { [K in keyof T]: T[K] };
 // What the bound methods return (app.App in Go; wailsjs/go/app/App.d.ts).
 export type Info = Wire<app.Info>;
 export type Session = Wire<archive.Session>;
+/** A session's sync provenance: the machine it came from, its diverged versions. */
+export type SessionSync = Wire<archive.SessionSync>;
 export type Tokens = Wire<archive.Tokens>;
 export type SessionDetail = Wire<app.SessionDetail>;
 export type SessionRef = Wire<archive.SessionRef>;

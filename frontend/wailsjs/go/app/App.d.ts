@@ -63,6 +63,8 @@ export function SessionUsage(arg1:string):Promise<Array<archive.UsageRow>>;
 
 export function Sessions():Promise<Array<archive.Session>>;
 
+export function SessionsSync():Promise<{[key: string]: archive.SessionSync}>;
+
 export function SetImportSettings(arg1:app.ImportSettings):Promise<void>;
 
 export function SetPrices(arg1:app.Prices):Promise<void>;
@@ -70,6 +72,8 @@ export function SetPrices(arg1:app.Prices):Promise<void>;
 export function SetSchedulerConfig(arg1:app.SchedulerConfig):Promise<void>;
 
 export function SetSyncSettings(arg1:app.SyncSettings):Promise<void>;
+
+export function SetUpSync(arg1:string,arg2:string):Promise<app.SyncStatus>;
 
 export function SetWebhookSettings(arg1:app.WebhookSettings):Promise<app.WebhookStatus>;
 

@@ -114,6 +114,10 @@ export function Sessions() {
   return window['go']['app']['App']['Sessions']();
 }
 
+export function SessionsSync() {
+  return window['go']['app']['App']['SessionsSync']();
+}
+
 export function SetImportSettings(arg1) {
   return window['go']['app']['App']['SetImportSettings'](arg1);
 }
@@ -128,6 +132,10 @@ export function SetSchedulerConfig(arg1) {
 
 export function SetSyncSettings(arg1) {
   return window['go']['app']['App']['SetSyncSettings'](arg1);
+}
+
+export function SetUpSync(arg1, arg2) {
+  return window['go']['app']['App']['SetUpSync'](arg1, arg2);
 }
 
 export function SetWebhookSettings(arg1) {
