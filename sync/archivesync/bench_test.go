@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,11 +107,29 @@ type phase struct {
 }
 
 func startPhase(pid int) phase {
+	// Linux: "5" resets the peak RSS (VmHWM), so each phase reports its own.
+	runtime.GC()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 	return phase{t0: time.Now(), cpu0: processCPU(), sv0: serverCPU(pid), pid: pid}
 }
 
+// peakRSS is this process's peak resident memory since the phase began
+// (Linux /proc; "?" elsewhere).
+func peakRSS() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
+
 func (p phase) String() string {
-	s := fmt.Sprintf("%.1f s wall, %.1f CPU-s", time.Since(p.t0).Seconds(), (processCPU() - p.cpu0).Seconds())
+	s := fmt.Sprintf("%.1f s wall, %.1f CPU-s, peak RSS %s", time.Since(p.t0).Seconds(), (processCPU() - p.cpu0).Seconds(), peakRSS())
 	if p.pid != 0 {
 		s += fmt.Sprintf(" + %.1f CPU-s in the S3 server", (serverCPU(p.pid) - p.sv0).Seconds())
 	}
