@@ -142,11 +142,16 @@ func (s *Syncer) Push(ctx context.Context) (*PushReport, error) {
 		s.progress("pushed %d/%d %s: %d bytes in %d new pieces", i+1, len(ids), id, ps.Bytes, ps.Pieces)
 	}
 	rep.Sessions = len(entries)
-	if _, err := s.Repo.Head(ctx, s.Machine); err != nil {
-		if !isNotExist(err) {
-			return rep, err
+	if !changed {
+		// The first push always writes a manifest, even an empty one. (A
+		// push that changed something commits anyway, and Commit reads the
+		// head and its manifest itself: once is enough.)
+		if _, err := s.Repo.Head(ctx, s.Machine); err != nil {
+			if !isNotExist(err) {
+				return rep, err
+			}
+			changed = true
 		}
-		changed = true // the first push always writes a manifest, even an empty one
 	}
 	if changed {
 		m, err := s.Repo.Commit(ctx, s.Machine, entries)
