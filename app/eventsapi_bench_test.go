@@ -18,6 +18,7 @@ import (
 	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/openhands"
 	"github.com/logbook/logbook/archive/openhandsgen"
+	"github.com/logbook/logbook/internal/cputime"
 )
 
 // BenchmarkEventsAPISearchPage times search pages of a 10,000-event SDK
@@ -91,7 +92,7 @@ func BenchmarkEventsAPISearchPage(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var lat []time.Duration
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		q := queries[rng.IntN(len(queries))]
 		start := time.Now()
@@ -104,7 +105,7 @@ func BenchmarkEventsAPISearchPage(b *testing.B) {
 	b.StopTimer()
 	// CPU time, the server's and the client's, is what a machine shared with
 	// other jobs does not distort.
-	if used := processCPU() - cpu; used > 0 {
+	if used := cputime.Process() - cpu; used > 0 {
 		b.ReportMetric(float64(used.Microseconds())/1000/float64(len(lat)), "cpu-ms/op")
 	}
 	slices.Sort(lat)

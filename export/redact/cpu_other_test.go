@@ -1,8 +1,0 @@
-//go:build !unix
-
-package redact_test
-
-import "time"
-
-// cpuTime is not measured here; benchmarks then report wall time only.
-func cpuTime() time.Duration { return 0 }
