@@ -2,6 +2,9 @@ package archive_test
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +15,9 @@ import (
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/openhands"
+	"github.com/logbook/logbook/archive/openhands/openhandstest"
+	"github.com/logbook/logbook/archive/openhandsgen"
 )
 
 // A file of a session that another existing file archives takes it over
@@ -92,4 +98,40 @@ func superseded(t *testing.T, s *archive.Store) []byte {
 	}
 	require.NoError(t, rows.Err())
 	return kept.Bytes()
+}
+
+// The same for a source read whole (an OpenHands conversation folder): the
+// copy taking over serves its files, and the released folder imported again
+// does not take the conversation back.
+func TestImportTakeOverOpenHands(t *testing.T) {
+	ctx := context.Background()
+	s := archivetest.MustOpen(t)
+	facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 41, Turns: 3})
+	require.NoError(t, err)
+	local := facts.Unit.Path
+	other := filepath.Join(t.TempDir(), filepath.Base(local)) // the same folder name: the same conversation
+	require.NoError(t, os.CopyFS(other, os.DirFS(local)))
+	state := filepath.Join(other, "base_state.json")
+	data, err := os.ReadFile(state)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(state, append(data, '\n'), 0o644)) // a diverged version
+	id := facts.Unit.SessionID
+
+	rep := importPaths(t, s, archive.ImportOptions{}, local, other)
+	require.Len(t, rep.Files, 2)
+	assert.Equal(t, "duplicate", rep.Files[1].Action, "without TakeOver a second source is a duplicate")
+	rep = importPaths(t, s, archive.ImportOptions{TakeOver: true}, other)
+	require.Len(t, rep.Files, 1)
+	assert.Equal(t, "rewritten", rep.Files[0].Action)
+	assert.Equal(t, archive.VerdictOK, rep.Files[0].Verdict)
+	exported := filepath.Join(t.TempDir(), "x")
+	require.NoError(t, s.ExportOriginal(ctx, id, exported))
+	assert.Equal(t, openhandstest.ReadTree(t, other), openhandstest.ReadTree(t, exported), "the copy's files are served")
+
+	rep = importPaths(t, s, archive.ImportOptions{}, local)
+	require.Len(t, rep.Files, 1)
+	assert.Contains(t, []string{"unchanged", "duplicate"}, rep.Files[0].Action)
+	exported2 := filepath.Join(t.TempDir(), "x")
+	require.NoError(t, s.ExportOriginal(ctx, id, exported2))
+	assert.Equal(t, openhandstest.ReadTree(t, other), openhandstest.ReadTree(t, exported2), "the choice holds")
 }
