@@ -170,6 +170,44 @@ func (b *BundleWriter) Add(ctx context.Context, s *archive.Store, t *Transcript)
 	return nil
 }
 
+// AddSessions writes the sessions ids whole, each loaded, added and let go in
+// turn, so an unredacted bundle holds one transcript in memory at a time.
+func (b *BundleWriter) AddSessions(ctx context.Context, s *archive.Store, ids []string) error {
+	for _, id := range ids {
+		t, err := Load(ctx, s, id)
+		if err != nil {
+			return err
+		}
+		if err := b.Add(ctx, s, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AddSet writes every transcript of set (redacted as one, see Set.Redacted).
+func (b *BundleWriter) AddSet(ctx context.Context, s *archive.Store, set Set) error {
+	for _, t := range set {
+		if err := b.Add(ctx, s, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LoadSet loads the sessions ids whole, for a bundle scanned and redacted as one.
+func LoadSet(ctx context.Context, s *archive.Store, ids []string) (Set, error) {
+	set := make(Set, 0, len(ids))
+	for _, id := range ids {
+		t, err := Load(ctx, s, id)
+		if err != nil {
+			return nil, err
+		}
+		set = append(set, t)
+	}
+	return set, nil
+}
+
 // source writes the session's original bytes under prefix and records in ms
 // the path to import them from (and where a torn tail went).
 func (b *BundleWriter) source(ctx context.Context, s *archive.Store, ms *ManifestSession, sess archive.Session, prefix string, mod time.Time) error {
