@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/logbook/logbook/archive/openhands/openhandstest"
 	"github.com/logbook/logbook/archive/dshgen"
+	"github.com/logbook/logbook/archive/openhands/openhandstest"
 	"github.com/logbook/logbook/export/exporttest"
 )
 
