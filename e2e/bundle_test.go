@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -83,8 +84,8 @@ func keepDownloads(t *testing.T, b context.Context) {
 // downloaded is the bytes of the page's nth download, written to a file name.
 func downloaded(t *testing.T, b context.Context, n int, name string) string {
 	t.Helper()
-	poll(t, b, `window.__blobs.length > `+string(rune('0'+n)), "the download")
-	b64 := eval[string](t, b, `(async () => { const a = new Uint8Array(await window.__blobs[`+string(rune('0'+n))+`].arrayBuffer());
+	poll(t, b, `window.__blobs.length > `+strconv.Itoa(n), "the download")
+	b64 := eval[string](t, b, `(async () => { const a = new Uint8Array(await window.__blobs[`+strconv.Itoa(n)+`].arrayBuffer());
 		let s = ''; for (let i = 0; i < a.length; i += 0x8000) s += String.fromCharCode(...a.subarray(i, i + 0x8000)); return btoa(s) })()`)
 	raw, err := base64.StdEncoding.DecodeString(b64)
 	require.NoError(t, err)
@@ -181,7 +182,7 @@ func TestExportDialogBundle(t *testing.T) {
 		require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="search-export-open"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-dialog"]`))))
 		assert.Contains(t, eval[string](t, b, `document.querySelector('[data-testid="export-dialog"] h2').textContent`),
-			"Export "+string(rune('0'+len(agents)))+" sessions")
+			"Export "+strconv.Itoa(len(agents))+" sessions")
 		assert.Equal(t, 1, eval[int](t, b, `document.querySelectorAll('[data-testid="export-dialog"] input[name="format"]').length`), "a bundle only")
 		assert.True(t, eval[bool](t, b, `document.querySelector('[data-testid="export-format-bundle"]').checked`))
 		shot(t, b, e, "export-dialog-search-bundle")
