@@ -288,12 +288,12 @@ type Unpacked struct {
 // manifest (size, SHA-256, and the zip's CRC-32) as it is written: an entry is
 // written to a temporary file beside its place and renamed there only when whole,
 // so a file in dir is always a whole entry. An entry already in dir (an earlier
-// unpacking of the same bundle) is not written again, but its bytes in this
-// bundle are still checked. An entry at fault is reported and not written, and the
-// entries of a session whose source has one are removed again if this run wrote
-// them; every other session's entries are kept. The manifest is written
-// last, as manifest.json. The error is a fault of this machine (a folder or file
-// that cannot be written), or ctx's.
+// unpacking of the same bundle), and still the same, is not written again, but
+// its bytes in this bundle are still checked. An entry at fault is reported and
+// not written, and the entries of a session whose source has one are removed
+// again if this run wrote them; every other session's entries are kept. The
+// manifest is written last, as manifest.json. The error is a fault of this
+// machine (a folder or file that cannot be written), or ctx's.
 func (b *Bundle) Unpack(ctx context.Context, dir string) (*Unpacked, error) {
 	u := &Unpacked{Faults: append([]*BundleError(nil), b.faults...), Damaged: map[string]*BundleError{}}
 	_, statErr := os.Stat(dir)
@@ -307,17 +307,18 @@ func (b *Bundle) Unpack(ctx context.Context, dir string) (*Unpacked, error) {
 			return nil, err
 		}
 		dst := filepath.Join(dir, filepath.FromSlash(mf.Name))
-		have := false
-		if fi, err := os.Lstat(dst); err == nil && fi.Mode().IsRegular() {
-			have = true
-		}
+		fi, err := os.Lstat(dst)
+		existed := err == nil && fi.Mode().IsRegular()
+		// A file unpacked before is taken only as long as it is still the entry:
+		// one changed since is written again.
+		have := existed && fi.Size() == mf.Bytes && fileSum(dst) == mf.SHA256
 		fault, err := b.unpackEntry(mf, dst, have)
 		if err != nil {
 			return nil, err
 		}
 		if fault != nil {
 			u.Faults = append(u.Faults, fault)
-		} else if !have {
+		} else if !existed {
 			wrote = append(wrote, mf.Name)
 		}
 	}
@@ -335,6 +336,11 @@ func (b *Bundle) Unpack(ctx context.Context, dir string) (*Unpacked, error) {
 			continue
 		}
 		kept++
+	}
+	for _, s := range b.Manifest.Sessions {
+		if u.Damaged[s.ID] != nil && s.Dir != "" {
+			pruneEmpty(filepath.Join(dir, filepath.FromSlash(s.Dir))) // the folders made for it
+		}
 	}
 	if fresh && kept == 0 {
 		// Nothing of the bundle could be taken: leave nothing behind.
@@ -373,6 +379,34 @@ func (b *Bundle) unpackEntry(mf ManifestFile, dst string, have bool) (*BundleErr
 		err = nil
 	}
 	return fault, err
+}
+
+// pruneEmpty removes the folders under p, and p, that hold no file.
+func pruneEmpty(p string) {
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			pruneEmpty(filepath.Join(p, e.Name()))
+		}
+	}
+	_ = os.Remove(p) // fails, as it should, on a folder that still holds something
+}
+
+// fileSum is the lowercase hex SHA-256 of the file at p, "" when it cannot be read.
+func fileSum(p string) string {
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hashOf(h)
 }
 
 // errBadEntry stops writing an entry at fault.
