@@ -8,7 +8,10 @@ package main
 // them there rather than in a temporary folder that is gone.
 
 import (
+	"archive/zip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -40,8 +43,11 @@ type unpackedBundle struct {
 	// because of one to its fault.
 	faults  []*export.BundleError
 	damaged map[string]*export.BundleError
-	// broken is why nothing of the bundle could be read, nil when it could.
+	// broken is why the bundle could not be opened, nil when it could.
 	broken error
+	// salvaged is what was taken from a bundle cut short (broken is why it
+	// could not be opened), nil when not.
+	salvaged *export.Salvaged
 }
 
 // unpackBundles replaces every bundle among paths by the sources it holds,
@@ -110,6 +116,26 @@ func findBundles(root string) []string {
 func (e *env) unpackBundle(ctx context.Context, p string) (*unpackedBundle, error) {
 	u := &unpackedBundle{file: p, roots: map[string]export.ManifestSession{}}
 	b, err := export.OpenBundle(p)
+	if errors.Is(err, zip.ErrFormat) {
+		// Cut short: its directory and manifest are lost, but the sessions
+		// before the cut can be proved whole (export/salvage.go).
+		u.broken = err
+		sum, serr := fileSum(p)
+		if serr != nil {
+			return u, nil
+		}
+		u.dir = filepath.Join(e.dataDir, bundlesDir, "cut-"+sum)
+		sv, serr := export.Salvage(p, u.dir)
+		if serr == nil {
+			u.salvaged = sv
+			for _, src := range sv.Sources {
+				u.roots[src] = export.ManifestSession{}
+			}
+		} else if !errors.Is(serr, export.ErrNotBundle) {
+			return nil, serr
+		}
+		return u, nil
+	}
 	if err != nil {
 		// A bundle that cannot be read gives nothing; the rest goes on.
 		u.broken = err
@@ -132,8 +158,35 @@ func (e *env) unpackBundle(ctx context.Context, p string) (*unpackedBundle, erro
 	return u, nil
 }
 
-// brokenMsg says why nothing of the bundle could be read.
+// fileSum is the first 16 hex digits of the SHA-256 of the file at p.
+func fileSum(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// brokenMsg says why nothing of the bundle could be read, or, for one cut
+// short, what of it was not.
 func (u *unpackedBundle) brokenMsg() string {
+	if sv := u.salvaged; sv != nil {
+		if len(sv.Sources) == 0 {
+			return fmt.Sprintf("bundle %s is cut short (%v): its manifest is lost and no session before the cut is whole; nothing was imported from it (%s)",
+				u.file, u.broken, strings.Join(sv.Lost, "; "))
+		}
+		msg := fmt.Sprintf("bundle %s is cut short (%v): its manifest is lost; %d session(s) before the cut, each entry whole by its CRC-32, were taken",
+			u.file, u.broken, len(sv.Sources))
+		if len(sv.Lost) > 0 {
+			msg += "; nothing was imported from " + strings.Join(sv.Lost, "; ")
+		}
+		return msg
+	}
 	var be *export.BundleError
 	if errors.As(u.broken, &be) {
 		return be.Error() // it says nothing was imported
@@ -207,6 +260,9 @@ func reportBundles(w io.Writer, bundles []*unpackedBundle, rep *archive.ImportRe
 		if u.broken != nil {
 			ok = false
 			fmt.Fprintln(w, u.brokenMsg())
+			if u.salvaged != nil && len(u.salvaged.Sources) > 0 {
+				fmt.Fprintf(w, "%s: %d session(s) taken from the bundle cut short (unpacked in %s)\n", u.file, len(u.salvaged.Sources), u.dir)
+			}
 			continue
 		}
 		for _, f := range u.faults {

@@ -594,3 +594,69 @@ func TestBundleMalformations(t *testing.T) {
 	assert.Positive(t, tried["corrupt"])
 	assert.Positive(t, tried["recovered"])
 }
+
+// TestBundleCutShort: a bundle of three sessions cut inside the third's log (a
+// download that stopped) gives the two before the cut, byte-identical, and says
+// the third was not imported; a second import changes nothing, and the whole
+// bundle adds the third.
+func TestBundleCutShort(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	ids := map[string]string{}
+	var args []string
+	for i := range 3 {
+		l, _ := genLog(t, root, uint64(70+i), "/home/u/cut", false)
+		ids[l.ID()] = "dsh"
+		args = append(args, "--session", l.ID())
+	}
+	require.Equal(t, 0, cliData(t, data, "import", root).code)
+	good := filepath.Join(t.TempDir(), "whole.logbook")
+	r := cliData(t, data, append([]string{"export", "--format", "bundle", "-o", good}, args...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	raw, err := os.ReadFile(good)
+	require.NoError(t, err)
+	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	require.NoError(t, err)
+	var cutAt int64
+	for _, f := range zr.File {
+		if strings.HasPrefix(f.Name, "sessions/3/source/") {
+			off, err := f.DataOffset()
+			require.NoError(t, err)
+			cutAt = off + int64(f.CompressedSize64)/2
+		}
+	}
+	require.Positive(t, cutAt)
+	cut := filepath.Join(t.TempDir(), "cut.logbook")
+	require.NoError(t, os.WriteFile(cut, raw[:cutAt], 0o644))
+	third := args[5]
+
+	fresh := t.TempDir()
+	r = cliData(t, fresh, "import", "--json", cut)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "is cut short")
+	assert.Contains(t, r.stderr, "nothing was imported from sessions/3: cut short in the bundle")
+	var bundleEntry map[string]any
+	for _, f := range objs(t, decode[map[string]any](t, r.stdout)["files"]) {
+		if f["path"] == cut {
+			bundleEntry = f
+		}
+	}
+	require.NotNil(t, bundleEntry, r.stdout)
+	assert.Equal(t, "corrupt", bundleEntry["verdict"])
+	assert.Equal(t, "bundle-damaged", obj(t, bundleEntry["error"])["kind"])
+	got := sessionHealth(t, fresh)
+	assert.Len(t, got, 2)
+	assert.NotContains(t, got, third)
+	delete(ids, third)
+	assertSameOriginals(t, data, fresh, ids)
+
+	again := cliData(t, fresh, "import", "--json", cut)
+	assert.Equal(t, 1, again.code)
+	for _, f := range objs(t, decode[map[string]any](t, again.stdout)["files"]) {
+		if f["path"] != cut {
+			assert.Equal(t, "unchanged", f["action"], f["path"])
+		}
+	}
+	r = cliData(t, fresh, "import", good)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Len(t, sessionHealth(t, fresh), 3)
+}

@@ -98,7 +98,8 @@ func OpenBundle(p string) (*Bundle, error) {
 	zr, err := zip.OpenReader(p)
 	if err != nil {
 		if errors.Is(err, zip.ErrFormat) {
-			return nil, fmt.Errorf("%s: %w (not a zip file, or a truncated one: %v)", p, ErrNotBundle, err)
+			// zip.ErrFormat stays in the chain: a bundle cut short can be salvaged.
+			return nil, fmt.Errorf("%s: %w (not a zip file, or a truncated one: %w)", p, ErrNotBundle, err)
 		}
 		return nil, err
 	}
