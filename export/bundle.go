@@ -44,7 +44,8 @@ import (
 // The manifest lists every other entry with its size and SHA-256
 // (ManifestFile); a reader checks each one as it unpacks it, and that no entry
 // is missing or unlisted, and takes nothing of a session whose original bytes
-// are not all whole (see OpenBundle and Bundle.Unpack). Checksums detect
+// are not all whole (see OpenBundle and Bundle.Unpack; a bundle cut short, its
+// manifest lost, see Salvage). Checksums detect
 // damage, not a forger: the manifest itself is not signed. Version is the
 // "logbook_export" key: 2 for this layout; 1 was a single session's ID.html,
 // ID.md and ID.jsonl at the top level. A redacted bundle (Redacted true) holds the
