@@ -80,28 +80,22 @@ func exportBundle(ctx context.Context, e *env, s *archive.Store, pos []string, s
 	if err != nil {
 		return err
 	}
+	ids := make([]string, len(list))
+	for i, sess := range list {
+		ids[i] = sess.ID
+	}
 	if !*rf.redact {
 		return writeOut(e, out, force, func(w io.Writer) error {
 			bw := export.NewBundleWriter(w, how, nil)
-			for _, sess := range list {
-				t, err := export.Load(ctx, s, sess.ID)
-				if err != nil {
-					return err
-				}
-				if err := bw.Add(ctx, s, t); err != nil {
-					return err
-				}
+			if err := bw.AddSessions(ctx, s, ids); err != nil {
+				return err
 			}
 			return bw.Close()
 		})
 	}
-	set := make(export.Set, 0, len(list))
-	for _, sess := range list {
-		t, err := export.Load(ctx, s, sess.ID)
-		if err != nil {
-			return err
-		}
-		set = append(set, t)
+	set, err := export.LoadSet(ctx, s, ids)
+	if err != nil {
+		return err
 	}
 	rd, write, err := redactGate(ctx, e, set.Docs(), rf)
 	if err != nil || !write {
@@ -111,10 +105,8 @@ func exportBundle(ctx context.Context, e *env, s *archive.Store, pos []string, s
 	sum := rd.Summary()
 	return writeOut(e, out, force, func(w io.Writer) error {
 		bw := export.NewBundleWriter(w, how, &sum)
-		for _, t := range set {
-			if err := bw.Add(ctx, s, t); err != nil {
-				return err
-			}
+		if err := bw.AddSet(ctx, s, set); err != nil {
+			return err
 		}
 		return bw.Close()
 	})

@@ -228,3 +228,41 @@ func TestExportBundle(t *testing.T) {
 		}
 	}
 }
+
+// TestExportOpenHandsTurns: --turns and --around work on a real OpenHands
+// conversation (whose events name no turn): the hit a search gives opens its
+// turn, numbered one per prompt, in md and html.
+func TestExportOpenHandsTurns(t *testing.T) {
+	conv, err := filepath.Abs(filepath.Join("..", "shared", "corpus", "openhands", "OpenHands-CLI", "tests", "trajectories", "cli447_hi_followup_iterative_case_a"))
+	require.NoError(t, err)
+	if _, err := os.Stat(conv); err != nil {
+		t.Skipf("corpus %s absent", conv)
+	}
+	data := t.TempDir()
+	r := cliData(t, data, "import", conv)
+	require.Equal(t, 0, r.code, r.stderr)
+	const id = "cli447_hi_followup_iterative_case_a"
+
+	r = cliData(t, data, "export", id, "--format", "md", "--turns", "2-3")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "## Turn 2\n")
+	assert.Contains(t, r.stdout, "## Turn 3\n")
+	assert.NotContains(t, r.stdout, "## Turn 1\n")
+	assert.NotContains(t, r.stdout, "## Turn 4\n")
+	assert.Contains(t, r.stdout, "| Excerpt | turns 2-3; the session has turns 1-4 |")
+
+	res := mustJSON[map[string]any](t, data, "search", "--json", `"iteration 2/3" kind:human`)
+	hits := objs(t, res["hits"])
+	require.NotEmpty(t, hits)
+	hit := hits[0]["id"].(string)
+	for _, format := range []string{"md", "html"} {
+		r = cliData(t, data, "export", "--around", hit, "--context", "0", "--format", format)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Contains(t, r.stdout, "iteration 2/3")
+		assert.NotContains(t, r.stdout, "iteration 1/3", "%s: only the hit's turn", format)
+		assert.NotContains(t, r.stdout, "iteration 3/3", "%s: only the hit's turn", format)
+	}
+	r = cliData(t, data, "export", id, "--format", "md", "--turns", "7-9")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "has turns 1-4")
+}

@@ -53,18 +53,28 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	if err := e.needWritable("import"); err != nil {
 		return err
 	}
-	// A bundle (FILE.logbook) is checked and unpacked first: a damaged one stops
-	// the import before anything is imported (cmd_import_bundle.go).
+	// Bundles (FILE.logbook, named or under a folder named) are checked and
+	// unpacked first; a damaged one, or a session of one, gives nothing and is
+	// reported, and the rest goes on (cmd_import_bundle.go).
 	paths, bundles, err := e.unpackBundles(ctx, paths)
 	if err != nil {
 		return err
 	}
 	if len(paths) == 0 {
-		// Only redacted bundles: nothing to import (an empty list would mean the
-		// default roots).
-		reportBundles(e.stderr, bundles, &archive.ImportReport{})
+		// Only bundles that give nothing to import (redacted or damaged): an
+		// empty list would mean the default roots.
+		rep := &archive.ImportReport{Files: []archive.FileReport{}, Gone: []string{}}
+		addBundleReports(rep, bundles)
+		ok := reportBundles(e.stderr, bundles, rep)
 		if *asJSON {
-			return writeJSON(e.stdout, &archive.ImportReport{Files: []archive.FileReport{}, Gone: []string{}})
+			if err := writeJSON(e.stdout, rep); err != nil {
+				return err
+			}
+		} else {
+			printReports(e.human(), rep.Files)
+		}
+		if !ok {
+			return exitError(1)
 		}
 		return nil
 	}
@@ -118,6 +128,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	} else {
 		ix.Close()
 	}
+	addBundleReports(rep, bundles)
 	if rep.Gone == nil {
 		rep.Gone = []string{} // "gone" is a list in the JSON contract, never null
 	}

@@ -251,9 +251,33 @@ func addZipFiles(t *testing.T, zw *zip.Writer, files map[string]string) {
 	}
 }
 
+// flipIn copies the bundle src with one byte flipped in the middle of the stored
+// (compressed) bytes of the first entry whose name has prefix.
+func flipIn(t *testing.T, src, prefix string) string {
+	t.Helper()
+	raw, err := os.ReadFile(src)
+	require.NoError(t, err)
+	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	require.NoError(t, err)
+	for _, f := range zr.File {
+		if strings.HasPrefix(f.Name, prefix) {
+			off, err := f.DataOffset()
+			require.NoError(t, err)
+			raw[off+int64(f.CompressedSize64)/2] ^= 0xff
+			p := filepath.Join(t.TempDir(), "flip.logbook")
+			require.NoError(t, os.WriteFile(p, raw, 0o644))
+			return p
+		}
+	}
+	t.Fatalf("no entry %s* in %s", prefix, src)
+	return ""
+}
+
 // TestBundleDamaged: a bundle that does not match its manifest, is cut short or
-// is no bundle at all is refused with an error naming what is wrong, and nothing
-// of it is imported or left behind.
+// is no bundle at all is reported with an error naming what is wrong, and the
+// session whose original bytes are at fault is not imported, nor anything of it
+// left behind. A damaged readable copy or an entry outside every session's source
+// costs only that entry: the session, checked whole, is imported.
 func TestBundleDamaged(t *testing.T) {
 	data, a, _ := importGenerated(t)
 	good := filepath.Join(t.TempDir(), "good.logbook")
@@ -264,39 +288,37 @@ func TestBundleDamaged(t *testing.T) {
 	source := "sessions/1/source/"
 	cut := filepath.Join(t.TempDir(), "cut.logbook")
 	require.NoError(t, os.WriteFile(cut, raw[:len(raw)*2/3], 0o644))
-	flipped := append([]byte(nil), raw...)
-	flipped[len(flipped)/3] ^= 0xff // inside a compressed entry
-	flip := filepath.Join(t.TempDir(), "flip.logbook")
-	require.NoError(t, os.WriteFile(flip, flipped, 0o644))
 	text := filepath.Join(t.TempDir(), "text.logbook")
 	require.NoError(t, os.WriteFile(text, []byte("hello\n"), 0o644))
 
 	tests := []struct {
 		name, file, want string
+		imported         bool // the session comes through
 	}{
 		{"Tampered", rewriteZip(t, good, func(name string, b []byte) []byte {
 			if strings.HasPrefix(name, source) {
 				return bytes.Replace(b, []byte(`"type"`), []byte(`"typo"`), 1)
 			}
 			return b
-		}, nil), "SHA-256"},
+		}, nil), "SHA-256", false},
 		{"Missing", rewriteZip(t, good, func(name string, b []byte) []byte {
 			if strings.HasPrefix(name, source) {
 				return nil
 			}
 			return b
-		}, nil), "listed in the manifest but missing"},
+		}, nil), "listed in the manifest but missing", false},
 		{"Unlisted", rewriteZip(t, good, func(_ string, b []byte) []byte { return b },
-			map[string]string{"sessions/1/source/extra.jsonl": "{}\n"}), "entry sessions/1/source/extra.jsonl: in the bundle but not in its manifest"},
+			map[string]string{"sessions/1/extra.jsonl": "{}\n"}), "entry sessions/1/extra.jsonl: in the bundle but not in its manifest", true},
 		{"NoManifest", rewriteZip(t, good, func(name string, b []byte) []byte {
 			if name == "manifest.json" {
 				return nil
 			}
 			return b
-		}, nil), "not a Logbook bundle"},
-		{"Truncated", cut, "not a zip file, or a truncated one"},
-		{"Flipped", flip, "entry sessions/1/"},
-		{"NotABundle", text, "not a Logbook bundle"},
+		}, nil), "not a Logbook bundle", false},
+		{"Truncated", cut, "not a zip file, or a truncated one", false},
+		{"FlippedSource", flipIn(t, good, source), "entry " + source, false},
+		{"FlippedCopy", flipIn(t, good, "sessions/1/session.html"), "entry sessions/1/session.html: damaged", true},
+		{"NotABundle", text, "not a Logbook bundle", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -304,10 +326,117 @@ func TestBundleDamaged(t *testing.T) {
 			r := cliData(t, fresh, "import", tc.file)
 			assert.Equal(t, 1, r.code, r.stderr)
 			assert.Contains(t, r.stderr, tc.want)
+			assert.Contains(t, r.stderr+r.stdout, "nothing was imported from it")
+			if tc.imported {
+				assert.Equal(t, map[string]string{a.ID(): "ok"}, sessionHealth(t, fresh))
+				assertSameOriginals(t, data, fresh, map[string]string{a.ID(): "dsh"})
+				return
+			}
 			assert.Empty(t, sessionHealth(t, fresh), "nothing is imported")
 			left, _ := os.ReadDir(filepath.Join(fresh, bundlesDir))
 			assert.Empty(t, left, "nothing is left unpacked")
 		})
+	}
+}
+
+// TestBundleDamagedOneOfMany: in a bundle of three sessions, one whose source
+// entry was changed is not imported and is reported by session and entry (a
+// corrupt, skipped entry of the JSON report); the other two are, and so is a log
+// named beside the bundle. The whole bundle, imported after, adds the missing one.
+func TestBundleDamagedOneOfMany(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	var ids []string
+	for i := range 3 {
+		l, _ := genLog(t, root, uint64(40+i), "/home/u/many", false)
+		ids = append(ids, l.ID())
+	}
+	require.Equal(t, 0, cliData(t, data, "import", root).code)
+	good := filepath.Join(t.TempDir(), "many.logbook")
+	r := cliData(t, data, "export", "--format", "bundle", "--session", ids[0], "--session", ids[1], "--session", ids[2], "-o", good)
+	require.Equal(t, 0, r.code, r.stderr)
+	bad := rewriteZip(t, good, func(name string, b []byte) []byte {
+		if strings.HasPrefix(name, "sessions/2/source/") {
+			return b[:len(b)/2] // cut short
+		}
+		return b
+	}, nil)
+	other, otherPath := genLog(t, t.TempDir(), 50, "/home/u/other", false)
+
+	fresh := t.TempDir()
+	r = cliData(t, fresh, "import", "--json", bad, otherPath)
+	assert.Equal(t, 1, r.code, r.stderr)
+	rep := decode[map[string]any](t, r.stdout)
+	var skipped []map[string]any
+	for _, f := range objs(t, rep["files"]) {
+		assertReportShape(t, f)
+		if f["action"] == "skipped" {
+			skipped = append(skipped, f)
+		}
+	}
+	require.Len(t, skipped, 1, r.stdout)
+	assert.Equal(t, ids[1], skipped[0]["session_id"])
+	assert.Equal(t, "corrupt", skipped[0]["verdict"])
+	e := obj(t, skipped[0]["error"])
+	assert.Equal(t, "bundle-damaged", e["kind"])
+	assert.Contains(t, e["message"], "entry sessions/2/source/")
+	assert.Contains(t, e["message"], "nothing was imported from it")
+	assert.Contains(t, r.stderr, "session "+ids[1]+" was not imported: its entry sessions/2/source/")
+	assert.Contains(t, r.stderr, "2 of 3 session(s) imported as exported")
+	assert.Equal(t, map[string]string{ids[0]: "ok", ids[2]: "ok", other.ID(): "ok"}, sessionHealth(t, fresh))
+
+	r = cliData(t, fresh, "import", good)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Len(t, sessionHealth(t, fresh), 4)
+	assertSameOriginals(t, data, fresh, map[string]string{ids[0]: "dsh", ids[1]: "dsh", ids[2]: "dsh"})
+}
+
+// TestBundleWalk: a folder named to import is walked for bundles too; each
+// gives the same report entries as when named, a damaged one is reported while
+// the rest goes on, and a second import of the folder changes nothing.
+func TestBundleWalk(t *testing.T) {
+	data, a, b := importGenerated(t)
+	root := t.TempDir()
+	// A log beside the bundles, imported as before.
+	l, _ := genLog(t, filepath.Join(root, "logs"), 60, "/home/u/walk", false)
+	bundle := filepath.Join(root, "shared", "deep", "AB.LOGBOOK")
+	require.NoError(t, os.MkdirAll(filepath.Dir(bundle), 0o755))
+	r := cliData(t, data, "export", "--format", "bundle", "--session", a.ID(), "--session", b.ID(), "-o", bundle)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "shared", "cut.logbook"), []byte("PK\x03\x04cut"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "shared", "notes.zip"), []byte("not a bundle"), 0o644))
+
+	named := t.TempDir()
+	want := mustJSON[map[string]any](t, named, "import", "--json", bundle)
+
+	fresh := t.TempDir()
+	r = cliData(t, fresh, "import", "--json", root)
+	assert.Equal(t, 1, r.code, "the cut bundle is reported: %s", r.stderr)
+	got := fileByPath(t, decode[map[string]any](t, r.stdout))
+	for _, f := range objs(t, want["files"]) {
+		// The same entry, under this data dir's unpacked folder.
+		p := strings.Replace(f["path"].(string), named, fresh, 1)
+		g, ok := got[p]
+		if assert.True(t, ok, "no report entry for %s in %v", p, got) {
+			for _, k := range []string{"session_id", "verdict", "action", "records", "logical_events", "agent", "format"} {
+				assert.Equal(t, f[k], g[k], "%s: %s", p, k)
+			}
+		}
+	}
+	cutReport := got[filepath.Join(root, "shared", "cut.logbook")]
+	require.NotNil(t, cutReport, "the cut bundle has an entry: %v", got)
+	assert.Equal(t, "corrupt", cutReport["verdict"])
+	assert.Contains(t, obj(t, cutReport["error"])["message"], "not a zip file, or a truncated one")
+	assert.Contains(t, r.stderr, "2 of 2 session(s) imported as exported")
+	assert.Equal(t, map[string]string{a.ID(): "ok", b.ID(): "ok", l.ID(): "ok"}, sessionHealth(t, fresh))
+	assertSameOriginals(t, data, fresh, map[string]string{a.ID(): "dsh", b.ID(): "dsh"})
+
+	// Again: nothing changes, and the same entries come back.
+	require.NoError(t, os.Remove(filepath.Join(root, "shared", "cut.logbook")))
+	again := mustJSON[map[string]any](t, fresh, "import", "--json", root)
+	files := objs(t, again["files"])
+	assert.Len(t, files, 3)
+	for _, f := range files {
+		assert.Equal(t, "unchanged", f["action"], f["path"])
 	}
 }
 
@@ -464,4 +593,70 @@ func TestBundleMalformations(t *testing.T) {
 	t.Logf("bundled sessions by verdict: %v", tried)
 	assert.Positive(t, tried["corrupt"])
 	assert.Positive(t, tried["recovered"])
+}
+
+// TestBundleCutShort: a bundle of three sessions cut inside the third's log (a
+// download that stopped) gives the two before the cut, byte-identical, and says
+// the third was not imported; a second import changes nothing, and the whole
+// bundle adds the third.
+func TestBundleCutShort(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	ids := map[string]string{}
+	var args []string
+	for i := range 3 {
+		l, _ := genLog(t, root, uint64(70+i), "/home/u/cut", false)
+		ids[l.ID()] = "dsh"
+		args = append(args, "--session", l.ID())
+	}
+	require.Equal(t, 0, cliData(t, data, "import", root).code)
+	good := filepath.Join(t.TempDir(), "whole.logbook")
+	r := cliData(t, data, append([]string{"export", "--format", "bundle", "-o", good}, args...)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	raw, err := os.ReadFile(good)
+	require.NoError(t, err)
+	zr, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	require.NoError(t, err)
+	var cutAt int64
+	for _, f := range zr.File {
+		if strings.HasPrefix(f.Name, "sessions/3/source/") {
+			off, err := f.DataOffset()
+			require.NoError(t, err)
+			cutAt = off + int64(f.CompressedSize64)/2
+		}
+	}
+	require.Positive(t, cutAt)
+	cut := filepath.Join(t.TempDir(), "cut.logbook")
+	require.NoError(t, os.WriteFile(cut, raw[:cutAt], 0o644))
+	third := args[5]
+
+	fresh := t.TempDir()
+	r = cliData(t, fresh, "import", "--json", cut)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "is cut short")
+	assert.Contains(t, r.stderr, "nothing was imported from sessions/3: cut short in the bundle")
+	var bundleEntry map[string]any
+	for _, f := range objs(t, decode[map[string]any](t, r.stdout)["files"]) {
+		if f["path"] == cut {
+			bundleEntry = f
+		}
+	}
+	require.NotNil(t, bundleEntry, r.stdout)
+	assert.Equal(t, "corrupt", bundleEntry["verdict"])
+	assert.Equal(t, "bundle-damaged", obj(t, bundleEntry["error"])["kind"])
+	got := sessionHealth(t, fresh)
+	assert.Len(t, got, 2)
+	assert.NotContains(t, got, third)
+	delete(ids, third)
+	assertSameOriginals(t, data, fresh, ids)
+
+	again := cliData(t, fresh, "import", "--json", cut)
+	assert.Equal(t, 1, again.code)
+	for _, f := range objs(t, decode[map[string]any](t, again.stdout)["files"]) {
+		if f["path"] != cut {
+			assert.Equal(t, "unchanged", f["action"], f["path"])
+		}
+	}
+	r = cliData(t, fresh, "import", good)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Len(t, sessionHealth(t, fresh), 3)
 }

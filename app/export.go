@@ -2,18 +2,21 @@ package app
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/logbook/logbook/export"
 	"github.com/logbook/logbook/export/redact"
 )
 
-// ExportOptions say how the UI's Export dialog exports a session.
+// ExportOptions say how the UI's Export dialog exports a session, or sessions.
 type ExportOptions struct {
-	Format string `json:"format"` // md | html | jsonl
-	// Redact scans the export for secrets and personal data (md and html).
+	Format string `json:"format"` // md | html | jsonl | bundle
+	// Redact scans the export for secrets and personal data (md, html and bundle).
 	Redact bool `json:"redact"`
 	// Names are further person names to find besides the current user's.
 	Names []string `json:"names,omitempty"`
@@ -22,6 +25,9 @@ type ExportOptions struct {
 	Turns   string `json:"turns,omitempty"`
 	Around  *int64 `json:"around,omitempty"`
 	Context int64  `json:"context,omitempty"`
+	// Sessions are the further sessions of a bundle, after the one named (the
+	// search results' sessions; the session argument may then be empty).
+	Sessions []string `json:"sessions,omitempty"`
 }
 
 // part is the part of the session opts choose.
@@ -29,13 +35,29 @@ func (o ExportOptions) part() export.Part {
 	return export.Part{Turns: o.Turns, Around: o.Around, Context: o.Context}
 }
 
+// ids are the sessions to export: the one named, then opts.Sessions, trimmed,
+// without blanks or repeats.
+func (o ExportOptions) ids(sessionID string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, id := range append([]string{sessionID}, o.Sessions...) {
+		if id = strings.TrimSpace(id); id != "" && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // ExportFile is a finished export. In the desktop window it was written where the
-// person chose (Path; Cancelled when they closed the save dialog); in a browser it
-// comes back as Content for the page to download under Name.
+// person chose (Path; Cancelled when they closed the save dialog, and then nothing
+// was built); in a browser it comes back as Content for the page to download under
+// Name, base64-encoded when Encoding says so (a bundle is a zip file).
 type ExportFile struct {
 	Name      string          `json:"name"`
 	MIME      string          `json:"mime"`
 	Content   string          `json:"content,omitempty"`
+	Encoding  string          `json:"encoding,omitempty"` // "base64", or "" for text
 	Path      string          `json:"path,omitempty"`
 	Cancelled bool            `json:"cancelled,omitempty"`
 	Bytes     int             `json:"bytes"`
@@ -47,21 +69,34 @@ var exportMIME = map[string]string{
 	export.FormatMarkdown: "text/markdown; charset=utf-8",
 	export.FormatHTML:     "text/html; charset=utf-8",
 	export.FormatJSONL:    "application/jsonl",
+	export.FormatBundle:   "application/zip",
 }
+
+// maxBundleSessions bounds the sessions of a bundle the UI asks for (as
+// `logbook export --query` bounds its own).
+const maxBundleSessions = 1000
 
 // checkExport validates opts.
 func checkExport(sessionID string, opts ExportOptions) error {
-	if strings.TrimSpace(sessionID) == "" {
-		return invalid("a session id is required")
-	}
 	if _, ok := exportMIME[opts.Format]; !ok {
-		return invalid(fmt.Sprintf("unknown export format %q (md, html or jsonl)", opts.Format))
+		return invalid(fmt.Sprintf("unknown export format %q (md, html, jsonl or bundle)", opts.Format))
+	}
+	n := len(opts.ids(sessionID))
+	switch {
+	case opts.Format == export.FormatBundle && n == 0:
+		return invalid("a bundle needs a session")
+	case opts.Format == export.FormatBundle && n > maxBundleSessions:
+		return invalid(fmt.Sprintf("a bundle from the UI holds at most %d sessions; this one would hold %d", maxBundleSessions, n))
+	case opts.Format != export.FormatBundle && strings.TrimSpace(sessionID) == "":
+		return invalid("a session id is required")
+	case opts.Format != export.FormatBundle && len(opts.Sessions) > 0:
+		return invalid("several sessions go in a bundle; md, html and jsonl export one")
 	}
 	if opts.Redact && opts.Format == export.FormatJSONL {
-		return invalid("redaction applies to md and html exports; jsonl is the archive's exact record")
+		return invalid("redaction applies to md, html and bundle exports; jsonl is the archive's exact record")
 	}
-	if !opts.part().Whole() && opts.Format == export.FormatJSONL {
-		return invalid("a turn range applies to md and html exports; jsonl is the whole log")
+	if !opts.part().Whole() && opts.Format != export.FormatMarkdown && opts.Format != export.FormatHTML {
+		return invalid(fmt.Sprintf("a turn range applies to md and html exports; %s holds whole sessions", opts.Format))
 	}
 	if err := opts.part().Check(); err != nil {
 		return invalid(err.Error())
@@ -69,23 +104,35 @@ func checkExport(sessionID string, opts ExportOptions) error {
 	return nil
 }
 
-// scan loads the session and, with opts.Redact, scans every text the export writes.
-// A re-scan of the same session gives the same finding IDs, so ExportScan's findings
-// address the decisions Export applies.
-func (a *App) scan(sessionID string, opts ExportOptions) (*export.Transcript, *redact.Report, error) {
-	t, err := a.load(sessionID, opts)
-	if err != nil {
-		return nil, nil, err
+// scan loads what opts export and, with opts.Redact, scans every text the export
+// writes: one session's transcript (md, html) or a bundle's set, scanned as one.
+// A re-scan of the same sessions gives the same finding IDs, so ExportScan's
+// findings address the decisions Export applies.
+func (a *App) scan(sessionID string, opts ExportOptions) (*export.Transcript, export.Set, *redact.Report, error) {
+	var t *export.Transcript
+	var set export.Set
+	var docs []redact.Doc
+	var err error
+	if opts.Format == export.FormatBundle {
+		if set, err = export.LoadSet(a.ctx, a.deps.Archive, opts.ids(sessionID)); err != nil {
+			return nil, nil, nil, err
+		}
+		docs = set.Docs()
+	} else {
+		if t, err = a.load(sessionID, opts); err != nil {
+			return nil, nil, nil, err
+		}
+		docs = t.Docs()
 	}
 	sc, err := redact.NewScanner(redact.WithCurrentUser(redact.Options{UserNames: opts.Names}))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	rep, err := sc.Scan(a.ctx, t.Docs())
+	rep, err := sc.Scan(a.ctx, docs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return t, rep, nil
+	return t, set, rep, nil
 }
 
 // load reads the part of the session opts choose.
@@ -101,77 +148,151 @@ func (a *App) load(sessionID string, opts ExportOptions) (*export.Transcript, er
 	return t, nil
 }
 
-// ExportScan returns what redaction would find in a session's export: findings with
+// ExportScan returns what redaction would find in an export: findings with
 // masked previews, never the secrets.
 func (a *App) ExportScan(sessionID string, opts ExportOptions) (redact.Report, error) {
 	opts.Redact = true
 	if err := checkExport(sessionID, opts); err != nil {
 		return redact.Report{}, err
 	}
-	_, rep, err := a.scan(sessionID, opts)
+	_, _, rep, err := a.scan(sessionID, opts)
 	if err != nil {
 		return redact.Report{}, err
 	}
 	return *rep, nil
 }
 
-// Export writes a session in opts.Format, redacted by decisions when opts.Redact
-// (the zero Decisions redacts every finding). The desktop window asks where to save
-// it; a browser gets the content back.
+// Export writes a session in opts.Format, or sessions in a bundle, redacted by
+// decisions when opts.Redact (the zero Decisions redacts every finding). The
+// desktop window asks where to save it first, and builds it into that file only
+// when the person chose one; a browser gets the content back.
 func (a *App) Export(sessionID string, opts ExportOptions, decisions redact.Decisions) (ExportFile, error) {
 	if err := checkExport(sessionID, opts); err != nil {
 		return ExportFile{}, err
 	}
-	var buf bytes.Buffer
-	var f ExportFile
-	if opts.Format == export.FormatJSONL {
-		sess, err := a.deps.Archive.Session(a.ctx, strings.TrimSpace(sessionID))
+	// The sessions are resolved first: an unknown one asks nothing.
+	ids := opts.ids(sessionID)
+	for i, id := range ids {
+		sess, err := a.deps.Archive.Session(a.ctx, id)
 		if err != nil {
-			return f, err
+			return ExportFile{}, err
 		}
-		if err := a.deps.Archive.ExportJSONL(a.ctx, sess.ID, &buf); err != nil {
-			return f, err
-		}
-		f.Name = sess.ID + ".jsonl"
-	} else {
-		var t *export.Transcript
-		var err error
-		if opts.Redact {
-			var rep *redact.Report
-			if t, rep, err = a.scan(sessionID, opts); err != nil {
-				return f, err
-			}
-			t = t.Redacted(rep.Redactor(decisions))
-			f.Redaction = t.Redaction
-		} else if t, err = a.load(sessionID, opts); err != nil {
-			return f, err
-		}
-		if opts.Format == export.FormatHTML {
-			err = export.WriteHTML(&buf, t)
-		} else {
-			err = export.WriteMarkdown(&buf, t)
-		}
-		if err != nil {
-			return f, err
-		}
-		f.Name = t.Session.ID + "." + opts.Format
+		ids[i] = sess.ID
 	}
-	f.MIME, f.Bytes = exportMIME[opts.Format], buf.Len()
+	f := ExportFile{Name: ids[0] + "." + opts.Format, MIME: exportMIME[opts.Format]}
+	if opts.Format == export.FormatBundle {
+		f.Name = ids[0] + ".logbook"
+		if len(ids) > 1 {
+			f.Name = fmt.Sprintf("logbook-%d-sessions.logbook", len(ids))
+		}
+	}
+	write := func(w io.Writer) (*redact.Summary, error) { return a.writeExport(ids, opts, decisions, w) }
 	if sv, ok := a.events.window().(saver); ok {
 		path, err := sv.SaveFile(f.Name)
+		if err != nil || path == "" {
+			f.Cancelled = err == nil
+			return f, err
+		}
+		n, sum, err := writeWhole(path, write)
 		if err != nil {
 			return f, err
 		}
-		if path == "" {
-			f.Cancelled = true
-			return f, nil
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			return f, err
-		}
-		f.Path = path
+		f.Path, f.Bytes, f.Redaction = path, int(n), sum
 		return f, nil
 	}
-	f.Content = buf.String()
+	var buf bytes.Buffer
+	sum, err := write(&buf)
+	if err != nil {
+		return f, err
+	}
+	f.Bytes, f.Redaction = buf.Len(), sum
+	if opts.Format == export.FormatBundle {
+		f.Content, f.Encoding = base64.StdEncoding.EncodeToString(buf.Bytes()), "base64"
+	} else {
+		f.Content = buf.String()
+	}
 	return f, nil
+}
+
+// writeExport writes the export of ids (resolved; one but for a bundle) to w and
+// returns the redaction summary, nil when not redacted.
+func (a *App) writeExport(ids []string, opts ExportOptions, decisions redact.Decisions, w io.Writer) (*redact.Summary, error) {
+	switch {
+	case opts.Format == export.FormatJSONL:
+		return nil, a.deps.Archive.ExportJSONL(a.ctx, ids[0], w)
+	case opts.Format == export.FormatBundle && !opts.Redact:
+		bw := export.NewBundleWriter(w, "the Export dialog: session "+strings.Join(ids, ", session "), nil)
+		if err := bw.AddSessions(a.ctx, a.deps.Archive, ids); err != nil {
+			return nil, err
+		}
+		return nil, bw.Close()
+	case opts.Format == export.FormatBundle:
+		_, set, rep, err := a.scan(ids[0], ExportOptions{Format: opts.Format, Names: opts.Names, Sessions: ids[1:]})
+		if err != nil {
+			return nil, err
+		}
+		rd := rep.Redactor(decisions)
+		set = set.Redacted(rd)
+		sum := rd.Summary()
+		bw := export.NewBundleWriter(w, "the Export dialog: session "+strings.Join(ids, ", session "), &sum)
+		if err := bw.AddSet(a.ctx, a.deps.Archive, set); err != nil {
+			return nil, err
+		}
+		return &sum, bw.Close()
+	}
+	var t *export.Transcript
+	var err error
+	if opts.Redact {
+		var rep *redact.Report
+		if t, _, rep, err = a.scan(ids[0], opts); err != nil {
+			return nil, err
+		}
+		t = t.Redacted(rep.Redactor(decisions))
+	} else if t, err = a.load(ids[0], opts); err != nil {
+		return nil, err
+	}
+	if opts.Format == export.FormatHTML {
+		err = export.WriteHTML(w, t)
+	} else {
+		err = export.WriteMarkdown(w, t)
+	}
+	return t.Redaction, err
+}
+
+// writeWhole writes a file the person chose through write: into a temporary file
+// beside path, renamed over path only once written and closed, so a failed
+// export leaves no half file (nor harms one that was there).
+func writeWhole(path string, write func(io.Writer) (*redact.Summary, error)) (int64, *redact.Summary, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
+	if err != nil {
+		return 0, nil, err
+	}
+	cw := &countingWriter{w: f}
+	sum, err := write(cw)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644) // as os.Create makes it; CreateTemp makes it 0600
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return 0, nil, err
+	}
+	return cw.n, sum, nil
+}
+
+// countingWriter counts what it passes on.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

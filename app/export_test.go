@@ -1,6 +1,10 @@
 package app
 
 import (
+	"archive/zip"
+	"bytes"
+	"encoding/base64"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +109,120 @@ func TestExportDesktopSaves(t *testing.T) {
 	f, err = ta.Export(id, ExportOptions{Format: "md"}, redact.Decisions{})
 	require.NoError(t, err)
 	assert.True(t, f.Cancelled)
+
+	// The dialog comes first, and a cancelled export is never built: turns the
+	// session does not have would fail the build, but nothing is built.
+	f, err = ta.Export(id, ExportOptions{Format: "md", Turns: "90-99"}, redact.Decisions{})
+	require.NoError(t, err, "nothing was built to fail")
+	assert.True(t, f.Cancelled)
+
+	// A bundle is written straight into the chosen file, redacted when asked.
+	sh.path = filepath.Join(t.TempDir(), "out.logbook")
+	f, err = ta.Export(id, ExportOptions{Format: "bundle", Redact: true}, redact.Decisions{})
+	require.NoError(t, err)
+	assert.Equal(t, "session-planted.logbook", sh.asked)
+	assert.Equal(t, sh.path, f.Path)
+	require.NotNil(t, f.Redaction)
+	files := zipFiles(t, sh.path)
+	assert.Contains(t, files, "sessions/1/session.md")
+	assert.Contains(t, files["manifest.json"], `"redacted": true`)
+	fi, err := os.Stat(sh.path)
+	require.NoError(t, err)
+	assert.EqualValues(t, f.Bytes, fi.Size())
+	left, err := filepath.Glob(filepath.Join(filepath.Dir(sh.path), ".*partial*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "no temporary file is left")
+}
+
+// zipFiles reads every entry of the zip file p.
+func zipFiles(t *testing.T, p string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return zipBytes(t, b)
+}
+
+func zipBytes(t *testing.T, b []byte) map[string]string {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		require.NoError(t, err)
+		body, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		rc.Close()
+		out[f.Name] = string(body)
+	}
+	return out
+}
+
+// TestExportBundle: the dialog's bundle, from a conversation (one session) or
+// from search results (their sessions): a browser gets the zip base64-encoded;
+// a redacted one is scanned as one and holds no planted secret anywhere.
+func TestExportBundle(t *testing.T) {
+	ta := newTestApp(t)
+	var ids, secrets, names []string
+	for i, name := range []string{"session-planted-a", "session-planted-b"} {
+		l, c := exporttest.Planted(uint64(11+i), name)
+		_, err := l.WriteFile(ta.root, false)
+		require.NoError(t, err)
+		ids = append(ids, l.ID())
+		for _, o := range c.Occurrences {
+			secrets = append(secrets, o.Value, o.Secret.Value)
+		}
+		names = append(names, c.UserNames...)
+	}
+	ta.importNow(t)
+
+	one, err := ta.Export(ids[0], ExportOptions{Format: "bundle"}, redact.Decisions{})
+	require.NoError(t, err)
+	assert.Equal(t, "session-planted-a.logbook", one.Name)
+	assert.Equal(t, "base64", one.Encoding)
+	raw, err := base64.StdEncoding.DecodeString(one.Content)
+	require.NoError(t, err)
+	assert.Equal(t, one.Bytes, len(raw))
+	files := zipBytes(t, raw)
+	assert.Contains(t, files["manifest.json"], ids[0])
+	assert.NotContains(t, files["manifest.json"], ids[1])
+	var source string
+	for name := range files {
+		if strings.HasPrefix(name, "sessions/1/source/") {
+			source = name
+		}
+	}
+	require.NotEmpty(t, source, "an unredacted bundle holds the original log")
+
+	opts := ExportOptions{Format: "bundle", Redact: true, Names: names, Sessions: ids[1:]}
+	rep, err := ta.ExportScan(ids[0], opts)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Findings)
+	many, err := ta.Export("", ExportOptions{Format: "bundle", Redact: true, Names: names, Sessions: ids}, redact.Decisions{})
+	require.NoError(t, err)
+	assert.Equal(t, "logbook-2-sessions.logbook", many.Name)
+	require.NotNil(t, many.Redaction)
+	raw, err = base64.StdEncoding.DecodeString(many.Content)
+	require.NoError(t, err)
+	files = zipBytes(t, raw)
+	assert.Len(t, files, 5, "two sessions' html and md, and the manifest")
+	for name, body := range files {
+		for _, s := range secrets {
+			assert.NotContains(t, body, s, "a planted secret in %s", name)
+		}
+	}
+
+	for _, o := range []ExportOptions{
+		{Format: "bundle", Turns: "1"},
+		{Format: "md", Sessions: ids[1:]},
+		{Format: "bundle", Sessions: []string{" "}},
+	} {
+		_, err := ta.Export("", o, redact.Decisions{})
+		assert.Error(t, err, "%+v", o)
+		assert.NotContains(t, FormatError(err), "Something went wrong", "%+v: a clear message", o)
+	}
+	_, err = ta.Export(ids[0], ExportOptions{Format: "bundle", Sessions: []string{"no-such-session"}}, redact.Decisions{})
+	assert.Error(t, err)
 }
 
 // TestExportPart: the dialog's turn range and "around this item" export those

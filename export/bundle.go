@@ -42,8 +42,10 @@ import (
 // ManifestSession.Source names the path `logbook import` imports.
 //
 // The manifest lists every other entry with its size and SHA-256
-// (ManifestFile); a reader checks each one, and that no entry is missing or
-// unlisted, before it uses any (see OpenBundle and Bundle.Verify). Checksums detect
+// (ManifestFile); a reader checks each one as it unpacks it, and that no entry
+// is missing or unlisted, and takes nothing of a session whose original bytes
+// are not all whole (see OpenBundle and Bundle.Unpack; a bundle cut short, its
+// manifest lost, see Salvage). Checksums detect
 // damage, not a forger: the manifest itself is not signed. Version is the
 // "logbook_export" key: 2 for this layout; 1 was a single session's ID.html,
 // ID.md and ID.jsonl at the top level. A redacted bundle (Redacted true) holds the
@@ -167,6 +169,44 @@ func (b *BundleWriter) Add(ctx context.Context, s *archive.Store, t *Transcript)
 	}
 	b.m.Sessions = append(b.m.Sessions, ms)
 	return nil
+}
+
+// AddSessions writes the sessions ids whole, each loaded, added and let go in
+// turn, so an unredacted bundle holds one transcript in memory at a time.
+func (b *BundleWriter) AddSessions(ctx context.Context, s *archive.Store, ids []string) error {
+	for _, id := range ids {
+		t, err := Load(ctx, s, id)
+		if err != nil {
+			return err
+		}
+		if err := b.Add(ctx, s, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AddSet writes every transcript of set (redacted as one, see Set.Redacted).
+func (b *BundleWriter) AddSet(ctx context.Context, s *archive.Store, set Set) error {
+	for _, t := range set {
+		if err := b.Add(ctx, s, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LoadSet loads the sessions ids whole, for a bundle scanned and redacted as one.
+func LoadSet(ctx context.Context, s *archive.Store, ids []string) (Set, error) {
+	set := make(Set, 0, len(ids))
+	for _, id := range ids {
+		t, err := Load(ctx, s, id)
+		if err != nil {
+			return nil, err
+		}
+		set = append(set, t)
+	}
+	return set, nil
 }
 
 // source writes the session's original bytes under prefix and records in ms

@@ -19,15 +19,19 @@ import (
 // bundle at all: not a zip, or a zip without a Logbook manifest.
 var ErrNotBundle = errors.New("not a Logbook bundle")
 
-// BundleError is a bundle whose contents do not match its manifest: an entry that
-// is damaged, missing, unlisted or of the wrong size or checksum.
+// BundleError is a bundle, or one entry of it, that does not match its
+// manifest: an entry that is damaged, missing, unlisted or of the wrong size or
+// checksum, or a bundle that cannot be read at all (Entry empty).
 type BundleError struct {
 	Path  string // the bundle file
-	Entry string // the entry at fault
+	Entry string // the entry at fault; empty when the whole bundle is
 	Msg   string // what is wrong with it
 }
 
 func (e *BundleError) Error() string {
+	if e.Entry == "" {
+		return fmt.Sprintf("bundle %s: %s; nothing was imported from it", e.Path, e.Msg)
+	}
 	return fmt.Sprintf("bundle %s: entry %s: %s; nothing was imported from it", e.Path, e.Entry, e.Msg)
 }
 
@@ -43,6 +47,10 @@ type Bundle struct {
 	path   string
 	zr     *zip.ReadCloser
 	byName map[string]*zip.File
+	// faults are the entries OpenBundle found at fault in the layout, and whole
+	// the listed entries it did not: the only ones Unpack reads.
+	faults []*BundleError
+	whole  []ManifestFile
 }
 
 // LooksLikeBundle reports whether path is what `logbook import` takes as a
@@ -80,15 +88,18 @@ func LooksLikeBundle(path string) bool {
 	return false
 }
 
-// OpenBundle opens a bundle and reads its manifest. It checks the layout (a
-// known version, every entry listed in the manifest with a safe name, every
-// listed entry present, each source inside the bundle) but not the bytes: call
-// Verify before using any entry.
+// OpenBundle opens a bundle and reads its manifest. A bundle it cannot read
+// (not a zip, cut short before its directory, no manifest or one of an unknown
+// version) is an error. A fault of one entry is not: the layout is checked (every
+// entry listed in the manifest once, with a safe name and a checksum, every
+// listed entry present, each source inside the bundle) and what is at fault is
+// kept for Unpack to report, which also checks every entry's bytes.
 func OpenBundle(p string) (*Bundle, error) {
 	zr, err := zip.OpenReader(p)
 	if err != nil {
 		if errors.Is(err, zip.ErrFormat) {
-			return nil, fmt.Errorf("%s: %w (not a zip file, or a truncated one: %v)", p, ErrNotBundle, err)
+			// zip.ErrFormat stays in the chain: a bundle cut short can be salvaged.
+			return nil, fmt.Errorf("%s: %w (not a zip file, or a truncated one: %w)", p, ErrNotBundle, err)
 		}
 		return nil, err
 	}
@@ -100,20 +111,25 @@ func OpenBundle(p string) (*Bundle, error) {
 	return b, nil
 }
 
-func (b *Bundle) fault(entry, format string, args ...any) error {
+func (b *Bundle) fault(entry, format string, args ...any) *BundleError {
 	return &BundleError{Path: b.path, Entry: entry, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (b *Bundle) open() error {
+	twice := map[string]bool{}
 	for _, f := range b.zr.File {
 		if _, dup := b.byName[f.Name]; dup {
-			return b.fault(f.Name, "appears twice")
+			twice[f.Name] = true
+			continue
 		}
 		b.byName[f.Name] = f
 	}
 	mf := b.byName[ManifestName]
 	if mf == nil {
 		return fmt.Errorf("%s: %w (a zip without %s)", b.path, ErrNotBundle, ManifestName)
+	}
+	if twice[ManifestName] {
+		return b.fault(ManifestName, "appears twice")
 	}
 	raw, err := b.read(mf, maxManifest)
 	if err != nil {
@@ -144,28 +160,35 @@ func (b *Bundle) open() error {
 	}
 	listed := map[string]bool{ManifestName: true}
 	for _, f := range m.Files {
-		if !safeName(f.Name) {
-			return b.fault(f.Name, "an unsafe name (absolute, or climbing out with ..)")
-		}
-		if b.byName[f.Name] == nil {
-			return b.fault(f.Name, "listed in the manifest but missing from the bundle")
-		}
-		if len(f.SHA256) != 64 {
-			return b.fault(f.Name, "the manifest gives no SHA-256 for it")
+		var bad *BundleError
+		switch {
+		case !safeName(f.Name):
+			bad = b.fault(f.Name, "an unsafe name (absolute, or climbing out with ..)")
+		case listed[f.Name]:
+			bad = b.fault(f.Name, "listed twice in the manifest")
+		case b.byName[f.Name] == nil:
+			bad = b.fault(f.Name, "listed in the manifest but missing from the bundle")
+		case twice[f.Name]:
+			bad = b.fault(f.Name, "appears twice in the bundle")
+		case len(f.SHA256) != 64:
+			bad = b.fault(f.Name, "the manifest gives no SHA-256 for it")
 		}
 		listed[f.Name] = true
+		if bad != nil {
+			b.faults = append(b.faults, bad)
+			continue
+		}
+		b.whole = append(b.whole, f)
 	}
 	for _, f := range b.zr.File {
 		if !listed[f.Name] {
-			return b.fault(f.Name, "in the bundle but not in its manifest")
+			listed[f.Name] = true // named once, however often it appears
+			b.faults = append(b.faults, b.fault(f.Name, "in the bundle but not in its manifest"))
 		}
 	}
 	for _, s := range m.Sessions {
-		if s.Source == "" {
-			continue
-		}
-		if !b.holds(s.Source) {
-			return b.fault(s.Source, "the source of session %s, but no entry is there", s.ID)
+		if s.Source != "" && !b.holds(s.Source) {
+			b.faults = append(b.faults, b.fault(s.Source, "the source of session %s, but no entry is there", s.ID))
 		}
 	}
 	return nil
@@ -206,21 +229,6 @@ func (b *Bundle) read(f *zip.File, limit int64) ([]byte, error) {
 		return nil, b.fault(f.Name, "larger than %d bytes", limit)
 	}
 	return raw, nil
-}
-
-// Verify reads every listed entry to its end and checks its size and SHA-256
-// against the manifest (and the zip's own CRC-32). The first difference is a
-// *BundleError naming the entry.
-func (b *Bundle) Verify(ctx context.Context) error {
-	for _, mf := range b.Manifest.Files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := b.copyEntry(mf, io.Discard); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // copyEntry streams one entry to w, checking it against the manifest.
@@ -265,58 +273,181 @@ func (m markedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Extract writes every entry under dir, the manifest last as manifest.json. dir
-// appears whole or not at all: the entries are written into a new folder beside
-// it, each checked against the manifest as it is written, and the folder is
-// renamed to dir only when all are. A damaged bundle leaves nothing behind. When
-// dir exists already (another import of the same bundle finished first) that one
-// is kept.
-func (b *Bundle) Extract(ctx context.Context, dir string) error {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-		return err
+// Unpacked is what Unpack made of a bundle.
+type Unpacked struct {
+	// Faults are the entries at fault, in manifest order: none of their bytes
+	// were written.
+	Faults []*BundleError
+	// Damaged maps each session whose original bytes an entry at fault is part
+	// of to that entry's fault: nothing of the session (its readable copies
+	// included) was written, or kept, by this run, so an import never takes part
+	// of a session for the whole.
+	Damaged map[string]*BundleError
+}
+
+// Unpack writes the bundle's entries under dir, each checked against the
+// manifest (size, SHA-256, and the zip's CRC-32) as it is written: an entry is
+// written to a temporary file beside its place and renamed there only when whole,
+// so a file in dir is always a whole entry. An entry already in dir (an earlier
+// unpacking of the same bundle), and still the same, is not written again, but
+// its bytes in this bundle are still checked. An entry at fault is reported and
+// not written, and the entries of a session whose source has one are removed
+// again if this run wrote them; every other session's entries are kept. The
+// manifest is written last, as manifest.json. The error is a fault of this
+// machine (a folder or file that cannot be written), or ctx's.
+func (b *Bundle) Unpack(ctx context.Context, dir string) (*Unpacked, error) {
+	u := &Unpacked{Faults: append([]*BundleError(nil), b.faults...), Damaged: map[string]*BundleError{}}
+	_, statErr := os.Stat(dir)
+	fresh := errors.Is(statErr, os.ErrNotExist)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".partial-*")
-	if err != nil {
-		return err
+	var wrote []string // entries this run wrote
+	for _, mf := range b.whole {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(mf.Name))
+		fi, err := os.Lstat(dst)
+		existed := err == nil && fi.Mode().IsRegular()
+		// A file unpacked before is taken only as long as it is still the entry:
+		// one changed since is written again.
+		have := existed && fi.Size() == mf.Bytes && fileSum(dst) == mf.SHA256
+		fault, err := b.unpackEntry(mf, dst, have)
+		if err != nil {
+			return nil, err
+		}
+		if fault != nil {
+			u.Faults = append(u.Faults, fault)
+		} else if !existed {
+			wrote = append(wrote, mf.Name)
+		}
 	}
-	err = b.extract(ctx, tmp)
-	if err == nil {
-		if err = os.Rename(tmp, dir); err != nil {
-			if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
-				err = nil // another import of this bundle unpacked it first
+	for _, f := range u.Faults {
+		for _, s := range b.Manifest.Sessions {
+			if _, seen := u.Damaged[s.ID]; !seen && s.Source != "" && s.holds(f.Entry) {
+				u.Damaged[s.ID] = f
 			}
 		}
 	}
-	_ = os.RemoveAll(tmp) // nothing left after a rename
-	return err
-}
-
-func (b *Bundle) extract(ctx context.Context, dir string) error {
-	for _, mf := range b.Manifest.Files {
-		if err := ctx.Err(); err != nil {
-			return err
+	kept := 0
+	for _, name := range wrote {
+		if s := b.sessionOf(name); s != nil && u.Damaged[s.ID] != nil {
+			_ = os.Remove(filepath.Join(dir, filepath.FromSlash(name)))
+			continue
 		}
-		dst := filepath.Join(dir, filepath.FromSlash(mf.Name))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
+		kept++
+	}
+	for _, s := range b.Manifest.Sessions {
+		if u.Damaged[s.ID] != nil && s.Dir != "" {
+			pruneEmpty(filepath.Join(dir, filepath.FromSlash(s.Dir))) // the folders made for it
 		}
-		f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return err
-		}
-		err = b.copyEntry(mf, markedWriter{f})
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
+	}
+	if fresh && kept == 0 {
+		// Nothing of the bundle could be taken: leave nothing behind.
+		return u, os.RemoveAll(dir)
 	}
 	raw, err := b.read(b.byName[ManifestName], maxManifest)
 	if err != nil {
+		return nil, err
+	}
+	return u, writeWhole(filepath.Join(dir, ManifestName), func(w io.Writer) error { _, err := w.Write(raw); return err })
+}
+
+// unpackEntry checks one entry against the manifest, writing it to dst unless
+// have. It returns the entry's fault, or an error of this machine.
+func (b *Bundle) unpackEntry(mf ManifestFile, dst string, have bool) (*BundleError, error) {
+	var fault *BundleError
+	check := func(w io.Writer) error {
+		err := b.copyEntry(mf, markedWriter{w})
+		if errors.As(err, &fault) {
+			return errBadEntry
+		}
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ManifestName), raw, 0o644)
+	if have {
+		err := check(io.Discard)
+		if errors.Is(err, errBadEntry) {
+			err = nil
+		}
+		return fault, err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return nil, err
+	}
+	err := writeWhole(dst, check)
+	if errors.Is(err, errBadEntry) {
+		err = nil
+	}
+	return fault, err
+}
+
+// pruneEmpty removes the folders under p, and p, that hold no file.
+func pruneEmpty(p string) {
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			pruneEmpty(filepath.Join(p, e.Name()))
+		}
+	}
+	_ = os.Remove(p) // fails, as it should, on a folder that still holds something
+}
+
+// fileSum is the lowercase hex SHA-256 of the file at p, "" when it cannot be read.
+func fileSum(p string) string {
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hashOf(h)
+}
+
+// errBadEntry stops writing an entry at fault.
+var errBadEntry = errors.New("export: entry at fault")
+
+// writeWhole writes a file through write into a temporary file beside path,
+// renamed to path only when write and the close succeed.
+func writeWhole(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
+}
+
+// holds reports whether entry is part of the session's original bytes.
+func (s ManifestSession) holds(entry string) bool {
+	return s.Source != "" && (entry == s.Source || (strings.HasSuffix(s.Source, "/") && strings.HasPrefix(entry, s.Source)))
+}
+
+// sessionOf is the session entry belongs to (its folder, or its original
+// bytes), or nil.
+func (b *Bundle) sessionOf(entry string) *ManifestSession {
+	for i := range b.Manifest.Sessions {
+		s := &b.Manifest.Sessions[i]
+		if s.holds(entry) || (s.Dir != "" && strings.HasPrefix(entry, s.Dir+"/")) {
+			return s
+		}
+	}
+	return nil
 }
 
 // Close closes the bundle file.

@@ -51,6 +51,7 @@ func Load(ctx context.Context, s *archive.Store, id string) (*Transcript, error)
 		}
 		t.Items = append(t.Items, page.Items...)
 		if !page.HasAfter || len(page.Items) == 0 {
+			t.numberTurns()
 			return t, nil
 		}
 		last := page.Items[len(page.Items)-1].Seq

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RedactFinding } from '../api/types';
-import { accepted, acceptedCount, decisions, groupFindings, partOptions, setCategory, setFinding, type Choices } from './export';
+import { accepted, acceptedCount, decisions, fileBody, groupFindings, partOptions, setCategory, setFinding, type Choices } from './export';
 
 function f(id: string, category: string): RedactFinding {
   return { id, doc: '3/text', category, rule: category, start: 0, end: 1, line: 1, masked: 'x…', preview: 'x…', fingerprint: id };
@@ -57,5 +57,13 @@ describe('export part', () => {
   it('exports the turns around the opened item', () => {
     expect(partOptions({ ...base, kind: 'around', seq: 812, context: 2 })).toEqual({ around: 812, context: 2 });
     expect(partOptions({ ...base, kind: 'around', seq: 0, context: -3 })).toEqual({ around: 0, context: 0 });
+  });
+});
+
+describe('export file body', () => {
+  it('gives text as it is and a bundle as its bytes', () => {
+    expect(fileBody({ name: 'a.md', mime: 'text/markdown', content: '# hi ✓', bytes: 8 })).toBe('# hi ✓');
+    const zip = fileBody({ name: 'a.logbook', mime: 'application/zip', content: btoa('PK\x03\x04\xff\x00'), encoding: 'base64', bytes: 6 });
+    expect(Array.from(zip as Uint8Array)).toEqual([0x50, 0x4b, 3, 4, 0xff, 0]);
   });
 });

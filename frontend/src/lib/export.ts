@@ -73,9 +73,18 @@ export function acceptedCount(c: Choices, findings: readonly RedactFinding[]): n
   return n;
 }
 
+/** The bytes of a finished export as the browser got it: text, or a bundle's zip base64-encoded. */
+export function fileBody(file: ExportFile): string | Uint8Array<ArrayBuffer> {
+  if (file.encoding !== 'base64') return file.content ?? '';
+  const bin = atob(file.content ?? '');
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
 /** Starts the browser's download of a finished export. */
 export function download(file: ExportFile): void {
-  const url = URL.createObjectURL(new Blob([file.content ?? ''], { type: file.mime }));
+  const url = URL.createObjectURL(new Blob([fileBody(file)], { type: file.mime }));
   const a = document.createElement('a');
   a.href = url;
   a.download = file.name;

@@ -79,6 +79,7 @@ export namespace app {
 	    name: string;
 	    mime: string;
 	    content?: string;
+	    encoding?: string;
 	    path?: string;
 	    cancelled?: boolean;
 	    bytes: number;
@@ -93,6 +94,7 @@ export namespace app {
 	        this.name = source["name"];
 	        this.mime = source["mime"];
 	        this.content = source["content"];
+	        this.encoding = source["encoding"];
 	        this.path = source["path"];
 	        this.cancelled = source["cancelled"];
 	        this.bytes = source["bytes"];
@@ -124,6 +126,7 @@ export namespace app {
 	    turns?: string;
 	    around?: number;
 	    context?: number;
+	    sessions?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ExportOptions(source);
@@ -137,6 +140,7 @@ export namespace app {
 	        this.turns = source["turns"];
 	        this.around = source["around"];
 	        this.context = source["context"];
+	        this.sessions = source["sessions"];
 	    }
 	}
 	export class FollowStatus {
