@@ -304,3 +304,23 @@ func isTrajectory(head []byte) bool {
 	}
 	return false
 }
+
+// FoldersOf names the folders that may be the conversation a file at path is
+// part of, in the order an import's walk meets them: the folder above its
+// folder (an SDK or V0 conversation, whose events/ holds its event files),
+// then its folder (a CLI trajectory or an app-server folder, and the side
+// files of a conversation). None for a file that is never part of a folder
+// conversation: a dot file (.eventlog.lock, an editor's temporary file), or
+// one whose extension is not .json (a log, a pickle; app-server layout A's
+// event files have none).
+func FoldersOf(path string) []string {
+	name := filepath.Base(path)
+	if strings.HasPrefix(name, ".") {
+		return nil
+	}
+	if ext := filepath.Ext(name); ext != ".json" && ext != "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	return []string{filepath.Dir(dir), dir}
+}
