@@ -38,15 +38,8 @@ type fastMessage struct {
 
 // fastObservation is observationJSON whose content is a list.
 type fastObservation struct {
-	Kind     string          `json:"kind"`
-	Content  []block         `json:"content"`
-	IsError  *bool           `json:"is_error"`
-	Output   string          `json:"output"`
-	Error    json.RawMessage `json:"error"`
-	Message  string          `json:"message"`
-	ExitCode *int            `json:"exit_code"`
-	TaskList []Task          `json:"task_list"`
-	Command  string          `json:"command"`
+	observationFields
+	Content []block `json:"content"`
 }
 
 // undecodable marks a record whose body does not decode (Project keeps it
@@ -83,8 +76,7 @@ func decodeFast(raw []byte) (Event, *full, bool) {
 	f.obs = &observationJSON{}
 	if o := fe.Observation; o != nil {
 		ev.Observation = o.Kind
-		*f.obs = observationJSON{Kind: o.Kind, Content: blocks(o.Content), IsError: o.IsError, Output: o.Output,
-			Error: o.Error, Message: o.Message, ExitCode: o.ExitCode, TaskList: o.TaskList, Command: o.Command}
+		*f.obs = observationJSON{observationFields: o.observationFields, Content: blocks(o.Content)}
 	}
 	ev.Known = knownKinds[ev.Kind] && knownAction(ev.Action) && knownObservation(ev.Observation)
 	return ev, f, true

@@ -187,8 +187,13 @@ type toolCallJSON struct {
 
 // observationJSON covers current and pre-1.0 observation shapes.
 type observationJSON struct {
+	observationFields
+	Content blocks `json:"content"`
+}
+
+// observationFields are the fields of an observation other than its content.
+type observationFields struct {
 	Kind     string          `json:"kind"`
-	Content  blocks          `json:"content"`
 	IsError  *bool           `json:"is_error"`
 	Output   string          `json:"output"`
 	Error    json.RawMessage `json:"error"`
