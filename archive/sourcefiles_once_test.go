@@ -201,3 +201,34 @@ func TestOpenHandsJSONLGrowthKeptInParts(t *testing.T) {
 		assert.Equal(t, now, got)
 	}
 }
+
+// TestOpenHandsInterruptedKeepsFiles interrupts an import after its first
+// committed batch: what is committed holds the files of its records (those
+// kept as records among them), and the import that resumes keeps the rest, so
+// the export is the folder byte for byte.
+func TestOpenHandsInterruptedKeepsFiles(t *testing.T) {
+	facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 25, Turns: 8})
+	require.NoError(t, err)
+	conv := facts.Unit.Path
+	s := archivetest.MustOpen(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	commits := 0
+	_, err = s.Import(ctx, []string{conv}, archive.ImportOptions{BatchRecords: 7, Committed: func(string, int64) {
+		commits++
+		cancel()
+	}})
+	require.Error(t, err)
+	require.Equal(t, 1, commits)
+	d := db(t, s)
+	refs := queryInt(t, d, `SELECT count(*) FROM source_files WHERE line IS NOT NULL`)
+	assert.EqualValues(t, 7, refs, "the first batch's event files, kept as its records")
+	assert.Zero(t, queryInt(t, d, `SELECT count(*) FROM source_files sf WHERE line IS NOT NULL AND NOT EXISTS
+		(SELECT 1 FROM blocks b WHERE b.session_pk = sf.session_pk AND sf.line BETWEEN b.first_line AND b.last_line)`),
+		"no file is kept as a record that is not archived")
+	rep := importOne(t, s, conv)
+	require.Equal(t, archive.VerdictOK, rep.Verdict, "%+v", rep.Error)
+	assert.EqualValues(t, facts.Events, rep.LogicalEvents)
+	assert.EqualValues(t, facts.Events, queryInt(t, d, `SELECT count(*) FROM source_files WHERE line IS NOT NULL`))
+	assertExportsTree(t, s, rep.SessionID, conv)
+}
