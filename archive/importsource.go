@@ -1,14 +1,18 @@
 package archive
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/logbook/logbook/archive/format"
 )
@@ -65,6 +69,14 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 	if sessionID == "" {
 		sessionID = filepath.Base(path)
 	}
+	if rd.Reset || opts.TakeOver {
+		// The session's records are about to be superseded (a rewrite, or
+		// another source taking the session over): the files kept as them get
+		// their bytes back first.
+		if err := s.unshareFiles(ctx, tx, sessionID); err != nil {
+			return fr, err
+		}
+	}
 	pk, st, action, owner, err := s.openSource(ctx, tx, f, path, sessionID, rd, opts.TakeOver)
 	if err != nil {
 		return fr, err
@@ -92,7 +104,10 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 		return fr, nil
 	}
 	// The files first: a batch committed partway holds the files of its records.
-	if err := s.keepFiles(ctx, tx, pk, rd.Files, now); err != nil {
+	// A file that is its record's bytes is kept as that record, once its record
+	// is written (refs.keep before each commit).
+	refs, err := s.keepFiles(ctx, tx, pk, rd.Files, recordFiles(rd), now)
+	if err != nil {
 		return fr, err
 	}
 	job := &importJob{store: s, pk: pk}
@@ -116,6 +131,9 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 		// Commit a durable prefix, with the stamp of the source as far as it, so
 		// an interrupted import resumes after it (see importJob.run).
 		if err := proj.flush(); err != nil {
+			return fr, err
+		}
+		if err := refs.keep(ctx, tx, rec.Line); err != nil {
 			return fr, err
 		}
 		if err := job.saveSession(ctx, tx, proj.st, VerdictOK); err != nil {
@@ -147,6 +165,9 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 		return fr, err
 	}
 	proj.blocks.flush()
+	if err := refs.keep(ctx, tx, -1); err != nil {
+		return fr, err
+	}
 	if err := job.saveSession(ctx, tx, proj.st, rd.Verdict); err != nil {
 		return fr, err
 	}
@@ -207,31 +228,106 @@ func (s *Store) openSource(ctx context.Context, tx *sql.Tx, f format.Format, pat
 	return pk, st, "rewritten", "", s.resetSession(ctx, tx, pk, &h)
 }
 
+// recordFiles names the files read that are, byte for byte, the raw bytes of
+// one of the read's records (an OpenHands event file of compact JSON, whose
+// record names it as its file), and the line of that record.
+func recordFiles(rd *format.Read) map[string]int64 {
+	data := make(map[string][]byte, len(rd.Files))
+	for _, f := range rd.Files {
+		data[f.Name] = f.Data
+	}
+	out := map[string]int64{}
+	for i := range rd.Records {
+		rec := &rd.Records[i]
+		if rec.Event == nil || rec.Event.Key == nil || rec.Event.Key.File == "" {
+			continue
+		}
+		if d, ok := data[rec.Event.Key.File]; ok && bytes.Equal(d, rec.Raw) {
+			if _, dup := out[rec.Event.Key.File]; !dup {
+				out[rec.Event.Key.File] = rec.Line
+			}
+		}
+	}
+	return out
+}
+
+// keptRef is a source file to keep as its record's bytes: a row to insert, or
+// (repoint) the current row to point at the record's new line.
+type keptRef struct {
+	f       format.File
+	line    int64
+	gen     int64
+	repoint bool
+}
+
+// pendingRefs are the files keepFiles keeps as records, in line order, written
+// as their records are.
+type pendingRefs struct {
+	pk, now int64
+	refs    []keptRef
+}
+
+// keep writes the pending files whose record lines are at most upTo (all, for
+// -1): their records are written in this transaction.
+func (p *pendingRefs) keep(ctx context.Context, tx *sql.Tx, upTo int64) error {
+	n := 0
+	for n < len(p.refs) && (upTo < 0 || p.refs[n].line <= upTo) {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	ins, err := tx.PrepareContext(ctx, `
+		INSERT INTO source_files (session_pk, name, generation, role, size, mtime_ns, hash, data, archived_at, line)
+		VALUES (?, ?, ?, ?, ?, ?, ?, X'', ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, r := range p.refs[:n] {
+		if r.repoint {
+			_, err = tx.ExecContext(ctx, `UPDATE source_files SET data = X'', line = ?, hash_state = NULL
+				WHERE session_pk = ? AND name = ? AND generation = ?`, r.line, p.pk, r.f.Name, r.gen)
+		} else {
+			_, err = ins.ExecContext(ctx, p.pk, r.f.Name, r.gen, r.f.Role, r.f.Size, r.f.ModTime, r.f.Hash, p.now, r.line)
+		}
+		if err != nil {
+			return fmt.Errorf("keep %s: %w", r.f.Name, err)
+		}
+	}
+	p.refs = p.refs[n:]
+	return nil
+}
+
 // keepFiles stores the source's files read this time. A file whose bytes the
 // archive holds already is not stored again; one whose bytes changed gets a new
-// generation, and the version before it is kept, marked superseded.
-func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []format.File, now int64) error {
+// generation, and the version before it is kept, marked superseded. A file that
+// is a record's bytes (refs: its record's line) is not stored beside it: it is
+// returned, to be kept as that record once the record is written.
+func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []format.File, refs map[string]int64, now int64) (*pendingRefs, error) {
+	pending := &pendingRefs{pk: pk, now: now}
 	if len(files) == 0 {
-		return nil
+		return pending, nil
 	}
 	type kept struct {
 		hash      string
 		gen, last int64 // the current version's generation, and the highest kept
+		line      int64 // the current version's record line, 0 when it keeps its bytes
 	}
 	have := map[string]*kept{}
 	rows, err := tx.QueryContext(ctx, `
-		SELECT name, hash, generation, superseded_at IS NULL FROM source_files
+		SELECT name, hash, generation, superseded_at IS NULL, coalesce(line, 0) FROM source_files
 		WHERE session_pk = ?`, pk)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for rows.Next() {
 		var name, hash string
-		var gen int64
+		var gen, line int64
 		var current bool
-		if err := rows.Scan(&name, &hash, &gen, &current); err != nil {
+		if err := rows.Scan(&name, &hash, &gen, &current, &line); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		k := have[name]
 		if k == nil {
@@ -240,69 +336,177 @@ func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []for
 		}
 		k.last = max(k.last, gen)
 		if current {
-			k.hash, k.gen = hash, gen
+			k.hash, k.gen, k.line = hash, gen, line
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	ins, err := tx.PrepareContext(ctx, `
-		INSERT INTO source_files (session_pk, name, generation, role, size, mtime_ns, hash, data, archived_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		INSERT INTO source_files (session_pk, name, generation, role, size, mtime_ns, hash, data, archived_at, hash_state)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer ins.Close()
 	var buf []byte
 	for _, f := range files {
 		k := have[f.Name]
-		if f.Append && k != nil && k.gen != 0 {
+		if f.Append && k != nil && k.gen != 0 && k.line == 0 {
 			if err := s.appendKept(ctx, tx, pk, k.gen, f); err != nil {
-				return fmt.Errorf("keep %s: %w", f.Name, err)
+				return nil, fmt.Errorf("keep %s: %w", f.Name, err)
 			}
 			continue
 		}
+		line, isRef := refs[f.Name]
 		if k != nil && k.hash == f.Hash {
+			if isRef && k.line != line {
+				pending.refs = append(pending.refs, keptRef{f: f, line: line, gen: k.gen, repoint: true})
+			}
 			continue
 		}
 		gen := int64(1)
 		if k != nil {
 			gen = k.last + 1
 			if k.gen != 0 {
+				if k.line != 0 {
+					// Its record is still the current one here (it is superseded
+					// before a reset, see unshareFiles): its bytes go with it.
+					if err := s.unshare(ctx, tx, pk, []sharedFile{{f.Name, k.gen, k.line, k.hash}}); err != nil {
+						return nil, err
+					}
+				}
 				if _, err := tx.ExecContext(ctx, `UPDATE source_files SET superseded_at = ? WHERE session_pk = ? AND name = ? AND generation = ?`,
 					now, pk, f.Name, k.gen); err != nil {
-					return fmt.Errorf("keep %s: %w", f.Name, err)
+					return nil, fmt.Errorf("keep %s: %w", f.Name, err)
 				}
 			}
 		}
+		if isRef {
+			pending.refs = append(pending.refs, keptRef{f: f, line: line, gen: gen})
+			continue
+		}
 		buf = s.zenc.EncodeAll(f.Data, buf[:0])
-		if _, err := ins.ExecContext(ctx, pk, f.Name, gen, f.Role, f.Size, f.ModTime, f.Hash, buf, now); err != nil {
-			return fmt.Errorf("keep %s: %w", f.Name, err)
+		if _, err := ins.ExecContext(ctx, pk, f.Name, gen, f.Role, f.Size, f.ModTime, f.Hash, buf, now, hashState(f.Data)); err != nil {
+			return nil, fmt.Errorf("keep %s: %w", f.Name, err)
 		}
 	}
-	return nil
+	slices.SortStableFunc(pending.refs, func(a, b keptRef) int { return cmp.Compare(a.line, b.line) })
+	return pending, nil
+}
+
+// hashState is the SHA-256 state after data, to hash a file on from when it
+// grows.
+func hashState(data []byte) []byte {
+	h := sha256.New()
+	h.Write(data)
+	st, _ := h.(encoding.BinaryMarshaler).MarshalBinary()
+	return st
 }
 
 // appendKept adds the bytes read on from a file's cursor to its kept version:
 // nothing of it was lost, so the version is extended in place rather than
-// superseded.
+// superseded. The new bytes are one more part, and the hash goes on from the
+// state kept: a growth costs its own bytes, not the file's (a row written
+// before hash states were kept is hashed whole once).
 func (s *Store) appendKept(ctx context.Context, tx *sql.Tx, pk, gen int64, f format.File) error {
-	var packed []byte
-	if err := tx.QueryRowContext(ctx, `SELECT data FROM source_files WHERE session_pk = ? AND name = ? AND generation = ?`,
-		pk, f.Name, gen).Scan(&packed); err != nil {
+	var state []byte
+	var parts int64
+	if err := tx.QueryRowContext(ctx, `SELECT hash_state,
+		(SELECT count(*) FROM source_file_parts p WHERE p.session_pk = sf.session_pk AND p.name = sf.name AND p.generation = sf.generation)
+		FROM source_files sf WHERE session_pk = ? AND name = ? AND generation = ?`,
+		pk, f.Name, gen).Scan(&state, &parts); err != nil {
 		return err
 	}
-	data, err := s.zdec.DecodeAll(packed, nil)
+	h := sha256.New()
+	if state == nil || h.(encoding.BinaryUnmarshaler).UnmarshalBinary(state) != nil {
+		h.Reset()
+		data, err := s.keptBytes(ctx, tx, pk, f.Name, gen)
+		if err != nil {
+			return err
+		}
+		h.Write(data)
+	}
+	h.Write(f.Data)
+	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
 		return err
 	}
-	data = append(data, f.Data...)
-	sum := sha256.Sum256(data)
-	_, err = tx.ExecContext(ctx, `UPDATE source_files SET size = ?, mtime_ns = ?, hash = ?, data = ?
+	if _, err := tx.ExecContext(ctx, `INSERT INTO source_file_parts (session_pk, name, generation, part, data) VALUES (?, ?, ?, ?, ?)`,
+		pk, f.Name, gen, parts+1, s.zenc.EncodeAll(f.Data, nil)); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE source_files SET size = size + ?, mtime_ns = ?, hash = ?, hash_state = ?
 		WHERE session_pk = ? AND name = ? AND generation = ?`,
-		len(data), f.ModTime, hex.EncodeToString(sum[:]), s.zenc.EncodeAll(data, nil), pk, f.Name, gen)
+		len(f.Data), f.ModTime, hex.EncodeToString(h.Sum(nil)), state, pk, f.Name, gen)
 	return err
+}
+
+// sharedFile is a source_files row kept as its record's bytes.
+type sharedFile struct {
+	name      string
+	gen, line int64
+	hash      string
+}
+
+// unshareFiles gives every file of the session sessionID kept as its record's
+// bytes its bytes back in its own row, before the session's records are
+// superseded (its source is read again in full). Nothing when the session is
+// not archived yet.
+func (s *Store) unshareFiles(ctx context.Context, tx *sql.Tx, sessionID string) error {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT sf.session_pk, sf.name, sf.generation, sf.line, sf.hash FROM source_files sf
+		JOIN sessions ss ON ss.pk = sf.session_pk
+		WHERE ss.id = ? AND sf.line IS NOT NULL
+		ORDER BY sf.line`, sessionID)
+	if err != nil {
+		return err
+	}
+	var pk int64
+	var shared []sharedFile
+	for rows.Next() {
+		var f sharedFile
+		if err := rows.Scan(&pk, &f.name, &f.gen, &f.line, &f.hash); err != nil {
+			rows.Close()
+			return err
+		}
+		shared = append(shared, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// A few hundred at a time: each is in memory until written.
+	for len(shared) > 0 {
+		n := min(len(shared), 256)
+		if err := s.unshare(ctx, tx, pk, shared[:n]); err != nil {
+			return err
+		}
+		shared = shared[n:]
+	}
+	return nil
+}
+
+// unshare writes the bytes of files kept as their records into their rows,
+// checked against their hashes.
+func (s *Store) unshare(ctx context.Context, tx *sql.Tx, pk int64, files []sharedFile) error {
+	lines := &lineCache{s: s, q: tx, pk: pk}
+	for _, f := range files {
+		raw, err := lines.line(ctx, f.line)
+		if err == nil && hashHex(raw) != f.hash {
+			err = fmt.Errorf("its archived record (line %d) does not match its hash", f.line)
+		}
+		if err != nil {
+			return fmt.Errorf("keep %s: %w", f.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE source_files SET data = ?, line = NULL, hash_state = ?
+			WHERE session_pk = ? AND name = ? AND generation = ?`,
+			s.zenc.EncodeAll(raw, nil), hashState(raw), pk, f.name, f.gen); err != nil {
+			return fmt.Errorf("keep %s: %w", f.name, err)
+		}
+	}
+	return nil
 }
 
 // checkSource is CheckFile for a source a format reads itself.

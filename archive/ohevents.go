@@ -191,7 +191,7 @@ func (q EventQuery) search(pk int64) (string, []any, error) {
 		index = "events_api_kind"
 	}
 	return `
-		SELECT e.seq, e.pos, e.line, sf.data FROM events e INDEXED BY ` + index + `
+		SELECT e.seq, e.pos, e.line, CASE WHEN sf.line IS NULL THEN sf.data END FROM events e INDEXED BY ` + index + `
 		LEFT JOIN source_files sf ON sf.session_pk = e.session_pk AND sf.name = e.file AND sf.superseded_at IS NULL
 		WHERE e.session_pk = ? AND e.pos IS NOT NULL` + where + `
 		ORDER BY ` + order + `
@@ -234,7 +234,7 @@ func (l *EventLog) Get(ctx context.Context, ids []string) ([]json.RawMessage, er
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `
-		SELECT e.seq, e.pos, e.line, sf.data, e.event_id FROM events e
+		SELECT e.seq, e.pos, e.line, CASE WHEN sf.line IS NULL THEN sf.data END, e.event_id FROM events e
 		LEFT JOIN source_files sf ON sf.session_pk = e.session_pk AND sf.name = e.file AND sf.superseded_at IS NULL
 		WHERE e.session_pk = ? AND e.pos IS NOT NULL AND e.event_id IN (?`+strings.Repeat(", ?", len(args)-2)+`)
 		ORDER BY e.seq`, args...)
@@ -318,7 +318,8 @@ func eventPos(timeKey string, seq int64) string {
 }
 
 // keyedEvent is an event a query found: its seq and pos, its archived line,
-// and its file's kept bytes (nil when it has no file of its own).
+// and its file's kept bytes (nil when it has no file of its own, or its file is
+// kept as its archived line).
 type keyedEvent struct {
 	seq    int64
 	pos    string
@@ -436,7 +437,9 @@ func (l *EventLog) backfill(ctx context.Context) error {
 	defer tx.Rollback()
 	// The kept file of each event id (a folder layout's event files).
 	fileOf := map[string]string{}
-	rows, err := tx.QueryContext(ctx, `SELECT name, data FROM source_files
+	// A file kept as its record's bytes (migration 0009) is that record's.
+	fileAt := map[int64]string{}
+	rows, err := tx.QueryContext(ctx, `SELECT name, data, line FROM source_files
 		WHERE session_pk = ? AND role = 'event' AND superseded_at IS NULL`, l.pk)
 	if err != nil {
 		return err
@@ -445,9 +448,14 @@ func (l *EventLog) backfill(ctx context.Context) error {
 	for rows.Next() {
 		var name string
 		var packed []byte
-		if err := rows.Scan(&name, &packed); err != nil {
+		var line sql.NullInt64
+		if err := rows.Scan(&name, &packed, &line); err != nil {
 			rows.Close()
 			return err
+		}
+		if line.Valid {
+			fileAt[line.Int64] = name
+			continue
 		}
 		if plain, err = l.s.zdec.DecodeAll(packed, plain[:0]); err != nil {
 			rows.Close()
@@ -472,6 +480,9 @@ func (l *EventLog) backfill(ctx context.Context) error {
 		if rec, ok := f.Record(line, raw); ok && rec.Event != nil && rec.Event.Key != nil {
 			k := *rec.Event.Key
 			k.File = fileOf[k.ID]
+			if name, ok := fileAt[line]; ok {
+				k.File = name
+			}
 			keys = append(keys, keyed{rec.Event.Seq, k})
 		}
 		return nil

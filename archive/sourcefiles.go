@@ -2,11 +2,12 @@ package archive
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/logbook/logbook/archive/internal/newfile"
 )
 
 // KeptFile is one file of a session's source as the archive keeps it (a session
@@ -63,30 +64,9 @@ func (s *Store) ExportOriginal(ctx context.Context, sessionID, dir string) error
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return fmt.Errorf("export %s: %w", sessionID, err)
 		}
-		if err := writeNewFile(dst, data); err != nil {
+		if err := newfile.Write(dst, data); err != nil {
 			return fmt.Errorf("export %s: %w", sessionID, err)
 		}
 		return nil
 	})
-}
-
-// writeNewFile writes data to a file that must not exist yet. A file it could not
-// write in full (a full disk) is removed rather than left looking like an export.
-func writeNewFile(dst string, data []byte) error {
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%s exists; the export never overwrites a file", dst)
-		}
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(dst) // ours: created above
-		return err
-	}
-	return nil
 }

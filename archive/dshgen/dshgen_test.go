@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/internal/jsonw"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -339,7 +340,7 @@ func TestEncodeSeqs(t *testing.T) {
 }
 
 func TestJSONEscaping(t *testing.T) {
-	assert.Equal(t, "\"a\\\"b\\\\c\\n\\t\\u0001\\u001b😀<>&\x7f\u2028\"", string(appendString(nil, "a\"b\\c\n\t\x01\x1b😀<>&\x7f\u2028")))
+	assert.Equal(t, "\"a\\\"b\\\\c\\n\\t\\u0001\\u001b😀<>&\x7f\u2028\"", string(jsonw.AppendString(nil, "a\"b\\c\n\t\x01\x1b😀<>&\x7f\u2028")))
 }
 
 func TestBuilder(t *testing.T) {

@@ -3,6 +3,8 @@ package dshgen
 import (
 	"strconv"
 	"strings"
+
+	"github.com/logbook/logbook/archive/internal/jsonw"
 )
 
 // task is one tool call a scripted step makes.
@@ -69,7 +71,7 @@ func (s *Session) openingStep(t *Turn, st *Step, in act, prompt userMsg, raw str
 	if in&actTitles != 0 {
 		s.Title(prefixRunes(raw, 24), "fallback", []int64{h})
 		st.ensureRequest()
-		s.TitleRequest([]int64{h}, `[{"seq":`+strconv.FormatInt(h, 10)+`,"text":`+string(appendString(nil, raw))+`}]`)
+		s.TitleRequest([]int64{h}, `[{"seq":`+strconv.FormatInt(h, 10)+`,"text":`+string(jsonw.AppendString(nil, raw))+`}]`)
 		s.Title(s.txt.sentence(4), "provider", []int64{h})
 	}
 	if in&actHooks != 0 {

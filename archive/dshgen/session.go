@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/logbook/logbook/archive/internal/jsonw"
 )
 
 // nodeKind classifies a surface node.
@@ -203,7 +205,7 @@ func (s *Session) tick() {
 func (s *Session) begin(typ string) int64 {
 	s.tick()
 	b := append(s.lb[:0], `{"type":`...)
-	b = appendString(b, typ)
+	b = jsonw.AppendString(b, typ)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendInt(b, s.seq, 10)
 	b = append(b, `,"time":`...)

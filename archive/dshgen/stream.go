@@ -2,6 +2,8 @@ package dshgen
 
 import (
 	"strconv"
+
+	"github.com/logbook/logbook/archive/internal/jsonw"
 )
 
 // Block is one assistant content block to stream: reasoning, text or a tool call.
@@ -183,9 +185,9 @@ func (s *Session) appendBlock(b []byte, blk *Block) []byte {
 	b = append(b, blk.kind...)
 	if blk.kind == "tool-call" {
 		b = append(b, `","id":`...)
-		b = appendString(b, blk.id)
+		b = jsonw.AppendString(b, blk.id)
 		b = append(b, `,"name":`...)
-		b = appendString(b, blk.name)
+		b = jsonw.AppendString(b, blk.name)
 		b = append(b, `,"arguments":"`...)
 	} else {
 		b = append(b, `","text":"`...)
@@ -289,12 +291,12 @@ func appendRow(l []byte, kind string, seq0, time0, turn, step, index int64, dts 
 	l = append(l, `,"index":`...)
 	l = strconv.AppendInt(l, index, 10)
 	l = append(l, `,"dt":`...)
-	l = appendInts(l, dts)
+	l = appendValue(l, dts)
 	if kind == "tool-call" {
 		l = append(l, `,"id":`...)
-		l = appendString(l, id)
+		l = jsonw.AppendString(l, id)
 		l = append(l, `,"name":`...)
-		l = appendString(l, name)
+		l = jsonw.AppendString(l, name)
 		l = append(l, `,"args":[`...)
 	} else {
 		l = append(l, `,"texts":[`...)
@@ -325,9 +327,9 @@ func appendLooseDelta(l []byte, kind string, seq, time, turn, step, index int64,
 		l = append(l, `{"type":"tool-call-delta","index":`...)
 		l = strconv.AppendInt(l, index, 10)
 		l = append(l, `,"id":`...)
-		l = appendString(l, id)
+		l = jsonw.AppendString(l, id)
 		l = append(l, `,"name":`...)
-		l = appendString(l, name)
+		l = jsonw.AppendString(l, name)
 		l = append(l, `,"argumentsDelta":"`...)
 	} else {
 		l = append(l, `{"type":"`...)

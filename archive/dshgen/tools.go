@@ -2,6 +2,8 @@ package dshgen
 
 import (
 	"strconv"
+
+	"github.com/logbook/logbook/archive/internal/jsonw"
 )
 
 // Approval outcomes (approval/decided data.outcome), plus ApprovalPending for an
@@ -35,9 +37,9 @@ func (st *Step) ToolCall(c Call) int64 {
 	s.lb = append(s.lb, `,"step":`...)
 	s.lb = strconv.AppendInt(s.lb, st.n, 10)
 	s.lb = append(s.lb, `,"callId":`...)
-	s.lb = appendString(s.lb, c.ID)
+	s.lb = jsonw.AppendString(s.lb, c.ID)
 	s.lb = append(s.lb, `,"name":`...)
-	s.lb = appendString(s.lb, c.Name)
+	s.lb = jsonw.AppendString(s.lb, c.Name)
 	s.lb = append(s.lb, `,"arguments":"`...)
 	s.lb = append(s.lb, c.args...)
 	s.lb = append(s.lb, `"}`...)
@@ -86,7 +88,7 @@ func (st *Step) ToolResult(c Call, callSeq int64, r Result) int64 {
 	seq := s.begin("tool/result")
 	s.appendToolResultData(tn, func() {
 		if r.Text != "" {
-			s.lb = appendEscaped(s.lb, r.Text)
+			s.lb = jsonw.AppendEscaped(s.lb, r.Text)
 			return
 		}
 		size := r.Size
@@ -107,21 +109,21 @@ func (s *Session) appendToolResultData(tn toolNode, text func()) {
 	s.lb = append(s.lb, `,"step":`...)
 	s.lb = strconv.AppendInt(s.lb, tn.step, 10)
 	s.lb = append(s.lb, `,"message":{"source":{"kind":"tool","callId":`...)
-	s.lb = appendString(s.lb, tn.callID)
+	s.lb = jsonw.AppendString(s.lb, tn.callID)
 	s.lb = append(s.lb, `},"content":[{"type":"tool-result","toolCallId":`...)
-	s.lb = appendString(s.lb, tn.callID)
+	s.lb = jsonw.AppendString(s.lb, tn.callID)
 	s.lb = append(s.lb, `,"content":[{"type":"text","text":"`...)
 	text()
 	s.lb = append(s.lb, `"}],"isError":`...)
 	s.lb = strconv.AppendBool(s.lb, tn.isErr)
 	s.lb = append(s.lb, `}],"role":"user","id":`...)
-	s.lb = appendString(s.lb, tn.msgID)
+	s.lb = jsonw.AppendString(s.lb, tn.msgID)
 	s.lb = append(s.lb, '}')
 	if tn.isErr {
 		s.lb = append(s.lb, `,"error":{"name":`...)
-		s.lb = appendString(s.lb, tn.errName)
+		s.lb = jsonw.AppendString(s.lb, tn.errName)
 		s.lb = append(s.lb, `,"code":`...)
-		s.lb = appendString(s.lb, tn.errCode)
+		s.lb = jsonw.AppendString(s.lb, tn.errCode)
 		s.lb = append(s.lb, '}')
 	}
 	s.lb = append(s.lb, `,"meta":{"durationMs":`...)

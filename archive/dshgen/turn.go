@@ -2,6 +2,8 @@ package dshgen
 
 import (
 	"strconv"
+
+	"github.com/logbook/logbook/archive/internal/jsonw"
 )
 
 // EndReason is the kind of a turn/end reason.
@@ -94,15 +96,15 @@ func appendUserMsg(b []byte, m userMsg) []byte {
 	b = append(b, `"}],"source":`...)
 	if m.plugin == "" {
 		b = append(b, `{"kind":"user","rpcId":`...)
-		b = appendString(b, m.rpcID)
+		b = jsonw.AppendString(b, m.rpcID)
 		b = append(b, `,"clientTimeZone":"Asia/Shanghai"}`...)
 	} else {
 		b = append(b, `{"kind":"plugin","plugin":`...)
-		b = appendString(b, m.plugin)
+		b = jsonw.AppendString(b, m.plugin)
 		b = append(b, '}')
 	}
 	b = append(b, `,"role":"user","id":`...)
-	b = appendString(b, m.id)
+	b = jsonw.AppendString(b, m.id)
 	return append(b, '}')
 }
 
@@ -241,9 +243,9 @@ func (st *Step) ReplyWith(o ReplyOptions, blocks ...Block) []Call {
 		}
 	}
 	s.lb = append(s.lb, `],"source":{"kind":"model","provider":`...)
-	s.lb = appendString(s.lb, s.provider)
+	s.lb = jsonw.AppendString(s.lb, s.provider)
 	s.lb = append(s.lb, `,"model":`...)
-	s.lb = appendString(s.lb, s.model)
+	s.lb = jsonw.AppendString(s.lb, s.model)
 	s.lb = append(s.lb, `},"id":"`...)
 	s.lb = append(s.lb, s.txt.uuid()...)
 	s.lb = append(s.lb, `"},"usage":`...)

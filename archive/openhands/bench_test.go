@@ -85,3 +85,32 @@ func BenchmarkRescanUnchanged(b *testing.B) {
 	}
 	b.ReportMetric(float64(files), "files")
 }
+
+// BenchmarkReadSourceSDK is what an import asks of the format for an SDK
+// folder of 5,000 event files of the corpus's size: read, decode and project
+// every event (format.SourceReader.ReadSource from no stamp).
+func BenchmarkReadSourceSDK(b *testing.B) {
+	ctx := context.Background()
+	facts, err := openhandsgen.Generate(b.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 11, Turns: 700, PadOutput: 6500})
+	require.NoError(b, err)
+	rd, err := openhands.Format{}.ReadSource(ctx, facts.Unit.Path, nil)
+	require.NoError(b, err)
+	var size int64
+	for _, f := range rd.Files {
+		if f.Role == string(openhands.RoleEvent) {
+			size += f.Size
+		}
+	}
+	b.SetBytes(size)
+	b.ResetTimer()
+	cpu := cpuTime()
+	for b.Loop() {
+		rd, err := openhands.Format{}.ReadSource(ctx, facts.Unit.Path, nil)
+		if err != nil || rd.Events != int64(facts.Events) {
+			b.Fatalf("read: %v", err)
+		}
+	}
+	if used := cpuTime() - cpu; used > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/used.Seconds()/1e6, "MB/cpu-s")
+	}
+}

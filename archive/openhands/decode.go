@@ -82,14 +82,27 @@ type llmMessage struct {
 
 // full is every field Project reads from an event of any kind or dialect.
 type full struct {
-	reasoningFields
+	common
 	LLMMessage   *llmMessage     `json:"llm_message"`
+	SystemPrompt blocks          `json:"system_prompt"`
+	Thought      blocks          `json:"thought"`
+	Action       json.RawMessage `json:"action"`
+	Observation  json.RawMessage `json:"observation"`
+
+	// obs and act are the observation and the action as the one-pass decoder
+	// (decodeFast) read them; nil when it did not, and Observation or Action
+	// is decoded when asked.
+	obs *observationJSON
+	act *actionFields
+}
+
+// common are the fields of full whose types every shape of event decodes
+// alike: the one-pass decoder shares them.
+type common struct {
+	reasoningFields
 	Sender       string          `json:"sender"`
 	CriticResult json.RawMessage `json:"critic_result"`
-	SystemPrompt blocks          `json:"system_prompt"`
 
-	Thought       blocks          `json:"thought"`
-	Action        json.RawMessage `json:"action"`
 	ToolName      string          `json:"tool_name"`
 	ToolCallID    string          `json:"tool_call_id"`
 	ToolCall      *toolCallJSON   `json:"tool_call"`
@@ -97,7 +110,6 @@ type full struct {
 	SecurityRisk  string          `json:"security_risk"`
 	Summary       json.RawMessage `json:"summary"`
 
-	Observation     json.RawMessage `json:"observation"`
 	ActionID        string          `json:"action_id"`
 	RejectionReason string          `json:"rejection_reason"`
 	RejectionSource string          `json:"rejection_source"`
@@ -137,6 +149,33 @@ type full struct {
 	} `json:"tool_call_metadata"`
 }
 
+// actionFields are what Project and DecodeEvent read of an action object.
+type actionFields struct {
+	Kind     string `json:"kind"`
+	Command  string `json:"command"`
+	TaskList []Task `json:"task_list"`
+}
+
+// observation is the event's observation object (zero when it has none).
+func (f *full) observation() observationJSON {
+	if f.obs != nil {
+		return *f.obs
+	}
+	var o observationJSON
+	_ = json.Unmarshal(f.Observation, &o)
+	return o
+}
+
+// action is the event's action object's command fields.
+func (f *full) action() actionFields {
+	if f.act != nil {
+		return *f.act
+	}
+	var a actionFields
+	_ = json.Unmarshal(f.Action, &a)
+	return a
+}
+
 type toolCallJSON struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
@@ -148,8 +187,13 @@ type toolCallJSON struct {
 
 // observationJSON covers current and pre-1.0 observation shapes.
 type observationJSON struct {
+	observationFields
+	Content blocks `json:"content"`
+}
+
+// observationFields are the fields of an observation other than its content.
+type observationFields struct {
 	Kind     string          `json:"kind"`
-	Content  blocks          `json:"content"`
 	IsError  *bool           `json:"is_error"`
 	Output   string          `json:"output"`
 	Error    json.RawMessage `json:"error"`
@@ -222,8 +266,8 @@ var v0Tools = map[string]string{
 
 // messageText is the text of a MessageEvent or a V0 message action.
 func messageText(r Record) string {
-	var f full
-	if json.Unmarshal(r.Raw, &f) != nil {
+	f, ok := r.decoded()
+	if !ok {
 		return ""
 	}
 	if f.LLMMessage != nil {

@@ -126,16 +126,11 @@ func classify(dir string, entries []os.DirEntry) (Layout, bool) {
 		has[e.Name()] = e
 	}
 	if e, ok := has[eventsDir]; ok && e.IsDir() {
-		sub, _ := os.ReadDir(filepath.Join(dir, eventsDir))
-		for _, s := range sub {
-			if sdkEventName.MatchString(s.Name()) {
-				return LayoutSDK, true
-			}
-			if v0EventName.MatchString(s.Name()) {
-				return LayoutV0Session, true
-			}
+		_, v0 := has[metadataFile]
+		if l, ok := eventsLayout(filepath.Join(dir, eventsDir), v0); ok {
+			return l, true
 		}
-		if _, ok := has[metadataFile]; ok {
+		if v0 {
 			return LayoutV0Session, true
 		}
 	}
@@ -168,6 +163,38 @@ func classify(dir string, entries []os.DirEntry) (Layout, bool) {
 		return LayoutAppB, true
 	}
 	return "", false
+}
+
+// eventsLayout tells an events/ folder's layout by the first event file name
+// it lists: it reads the folder a batch at a time and stops there, so a
+// conversation of thousands of events is not listed whole just to be
+// recognised (the read lists it once, Changed once). A V0 name decides at
+// once; an SDK name does unless the folder's conversation has a V0
+// metadata.json (v0), when the rest is listed for a V0 name, which sorts first.
+func eventsLayout(events string, v0 bool) (Layout, bool) {
+	f, err := os.Open(events)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	sdk := false
+	for {
+		batch, err := f.ReadDir(256)
+		for _, e := range batch {
+			switch n := e.Name(); {
+			case v0EventName.MatchString(n):
+				return LayoutV0Session, true
+			case !sdk && sdkEventName.MatchString(n):
+				if !v0 {
+					return LayoutSDK, true
+				}
+				sdk = true
+			}
+		}
+		if err != nil || len(batch) == 0 {
+			return LayoutSDK, sdk
+		}
+	}
 }
 
 // folderID is a folder conversation's id: its name, or its parent's for the
@@ -276,4 +303,24 @@ func isTrajectory(head []byte) bool {
 		return bytes.Contains(t, []byte(`"trajectory"`)) && hasEvent
 	}
 	return false
+}
+
+// FoldersOf names the folders that may be the conversation a file at path is
+// part of, in the order an import's walk meets them: the folder above its
+// folder (an SDK or V0 conversation, whose events/ holds its event files),
+// then its folder (a CLI trajectory or an app-server folder, and the side
+// files of a conversation). None for a file that is never part of a folder
+// conversation: a dot file (.eventlog.lock, an editor's temporary file), or
+// one whose extension is not .json (a log, a pickle; app-server layout A's
+// event files have none).
+func FoldersOf(path string) []string {
+	name := filepath.Base(path)
+	if strings.HasPrefix(name, ".") {
+		return nil
+	}
+	if ext := filepath.Ext(name); ext != ".json" && ext != "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	return []string{filepath.Dir(dir), dir}
 }

@@ -7,6 +7,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/logbook/logbook/archive/internal/newfile"
 )
 
 // Export writes c's files into dir in their original layout, byte for byte:
@@ -25,26 +27,9 @@ func Export(ctx context.Context, c *Conversation, dir string) error {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return fmt.Errorf("export %s: %w", f.Name, err)
 		}
-		if err := writeNew(dst, f.Data); err != nil {
+		if err := newfile.Write(dst, f.Data); err != nil {
 			return fmt.Errorf("export %s: %w", f.Name, err)
 		}
 	}
 	return nil
-}
-
-// writeNew writes data to dst, which must not exist; a file it could not write
-// whole (a full disk, a failed close) is removed rather than left short.
-func writeNew(dst string, data []byte) error {
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(data)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(dst) // ours: created above
-	}
-	return err
 }

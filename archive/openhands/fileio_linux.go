@@ -5,6 +5,7 @@ package openhands
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -15,13 +16,53 @@ import (
 // files make the per-file call count the cost that matters; the os package
 // would add an lstat, a poller registration and an EOF read.
 func readRegular(path string, max int64) ([]byte, os.FileInfo, error) {
+	return readRegularAt(folder{fd: atFDCWD}, path, max)
+}
+
+// atFDCWD is AT_FDCWD: openat relative to the working folder.
+const atFDCWD = -0x64
+
+// folder is an open folder whose files readRegularAt opens by their names
+// inside it, so that the kernel resolves the folder's path once, not once a
+// file (a conversation's events/ holds thousands).
+type folder struct {
+	path string
+	fd   int
+}
+
+// openFolder opens dir for readRegularAt; close it with close. A folder that
+// cannot be opened is read by path.
+func openFolder(dir string) folder {
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return folder{path: dir, fd: atFDCWD}
+	}
+	return folder{path: dir, fd: fd}
+}
+
+func (d folder) close() {
+	if d.fd != atFDCWD {
+		syscall.Close(d.fd)
+	}
+}
+
+// readRegularAt is readRegular for the file name (slash-separated, relative)
+// inside the folder d.
+func readRegularAt(d folder, name string, max int64) ([]byte, os.FileInfo, error) {
+	path := name
+	if d.fd == atFDCWD {
+		path = filepath.Join(d.path, filepath.FromSlash(name))
+	}
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		fd, err = syscall.Openat(d.fd, path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 		if err != syscall.EINTR {
 			break
 		}
+	}
+	if d.fd != atFDCWD {
+		path = filepath.Join(d.path, filepath.FromSlash(name)) // for errors
 	}
 	if err == syscall.ELOOP || err == syscall.ENXIO {
 		// A symlink (ELOOP) or a socket (ENXIO): let Lstat name it.

@@ -532,11 +532,11 @@ func resultItems(res ToolResult, id string) []format.Item {
 // their forgotten events by id, which one record cannot place: the timeline
 // reads only the IDs linking an event to its rows.
 func (Format) Record(line int64, raw []byte) (format.Record, bool) {
-	ev, err := DecodeEvent(raw)
+	ev, body, err := decodeEvent(raw)
 	if err != nil {
 		return format.Record{}, false
 	}
-	rec, _, ok := project(Record{Index: int(line - 2), Raw: raw, Event: ev}, nil, false)
+	rec, _, ok := project(Record{Index: int(line - 2), Raw: raw, Event: ev, body: body}, nil, false)
 	return rec, ok
 }
 

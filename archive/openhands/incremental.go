@@ -111,7 +111,13 @@ func folderAdded(snap Snapshot) (bool, error) {
 		return false, err
 	}
 	for _, e := range entries {
-		if re.MatchString(e.Name()) && !known[filepath.ToSlash(filepath.Join(sub, e.Name()))] {
+		// The name's known first: in an unchanged folder every event file is,
+		// and a map lookup costs less than a match.
+		name := e.Name()
+		if sub != "" {
+			name = sub + "/" + name
+		}
+		if !known[name] && re.MatchString(e.Name()) {
 			return true, nil
 		}
 	}

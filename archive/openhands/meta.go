@@ -250,11 +250,8 @@ func eventMetadata(c *Conversation, md *Metadata) {
 		ev := r.Event
 		switch {
 		case ev.Kind == "ConversationStateUpdateEvent":
-			var su struct {
-				Key   string          `json:"key"`
-				Value json.RawMessage `json:"value"`
-			}
-			if json.Unmarshal(r.Raw, &su) != nil {
+			su, ok := r.decoded()
+			if !ok {
 				continue
 			}
 			switch su.Key {

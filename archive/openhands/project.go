@@ -14,15 +14,15 @@ import (
 func Project(records []Record) Projection {
 	p := &projector{byAction: map[string]int{}, byToolCall: map[string]int{}}
 	for _, r := range records {
-		var f full
-		if json.Unmarshal(r.Raw, &f) != nil {
+		f, ok := r.decoded()
+		if !ok {
 			p.Other = append(p.Other, Opaque{Ref: ref(r), Kind: r.Event.Kind, Known: r.Event.Known})
 			continue
 		}
 		if r.Event.Dialect == DialectV0 {
-			p.v0(r, &f)
+			p.v0(r, f)
 		} else {
-			p.v1(r, &f)
+			p.v1(r, f)
 		}
 	}
 	p.group()
@@ -50,8 +50,7 @@ func (p *projector) v1(r Record, f *full) {
 	case "ActionEvent":
 		p.action(r, f)
 	case "ObservationEvent":
-		var o observationJSON
-		_ = json.Unmarshal(f.Observation, &o)
+		o := f.observation()
 		text, isErr := o.text()
 		res := ToolResult{Ref: ref(r), Kind: ResultObservation, ObservationKind: Normalize(o.Kind),
 			ActionID: f.ActionID, ToolCallID: f.ToolCallID, Text: text, IsError: isErr, ExitCode: o.ExitCode}
@@ -162,11 +161,7 @@ func (p *projector) action(r Record, f *full) {
 			call.Arguments = json.RawMessage(args)
 		}
 	}
-	var act struct {
-		Command  string `json:"command"`
-		TaskList []Task `json:"task_list"`
-	}
-	_ = json.Unmarshal(f.Action, &act)
+	act := f.action()
 	if call.ActionKind == "TaskTrackerAction" && act.Command == "plan" {
 		p.Tasks = append(p.Tasks, TaskList{Ref: ref(r), Command: act.Command, Tasks: act.TaskList})
 	}

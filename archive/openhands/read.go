@@ -86,7 +86,7 @@ func (b *builder) decode(file string, line int, offset, seq int64, raw []byte) (
 
 // decodeRecord is decode without side effects, so it can run on workers.
 func decodeRecord(file string, line int, offset, seq int64, raw []byte) (Record, *Problem) {
-	ev, err := DecodeEvent(raw)
+	ev, body, err := decodeEvent(raw)
 	p := &Problem{File: file, Line: line, Offset: offset, Severity: SeverityWarning}
 	if err != nil {
 		p.Kind, p.Message = ProblemUnparseable, err.Error()
@@ -104,7 +104,7 @@ func decodeRecord(file string, line int, offset, seq int64, raw []byte) (Record,
 		p.Kind, p.Message = ProblemMissingID, fmt.Sprintf("%s event has no id", ev.Kind)
 		return Record{}, p
 	}
-	return Record{File: file, Line: line, Offset: offset, Seq: seq, Raw: raw, Event: ev}, nil
+	return Record{File: file, Line: line, Offset: offset, Seq: seq, Raw: raw, Event: ev, body: body}, nil
 }
 
 // add appends a record in final order, keeping the first of duplicate ids.

@@ -76,8 +76,8 @@ type loaded struct {
 }
 
 // loadEvent reads and decodes one event file without touching the builder.
-func loadEvent(dir string, f seqFile, max int64) loaded {
-	data, fi, err := readRegular(filepath.Join(dir, filepath.FromSlash(f.name)), max)
+func loadEvent(dir folder, f seqFile, max int64) loaded {
+	data, fi, err := readRegularAt(dir, f.name, max)
 	if err != nil {
 		p := &Problem{Kind: problemFromReadErr(err), Severity: SeverityWarning, File: f.name, Message: err.Error()}
 		if p.Kind == ProblemUnreadable {
@@ -97,6 +97,8 @@ const loadWorkers = 4
 // loadAll loads files on a few workers, returning results in file order.
 func (b *builder) loadAll(ctx context.Context, dir string, files []seqFile) ([]loaded, error) {
 	out := make([]loaded, len(files))
+	d := openFolder(dir)
+	defer d.close()
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(loadWorkers, len(files)) {
@@ -104,7 +106,7 @@ func (b *builder) loadAll(ctx context.Context, dir string, files []seqFile) ([]l
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = loadEvent(dir, files[i], b.max)
+				out[i] = loadEvent(d, files[i], b.max)
 			}
 		}()
 	}

@@ -173,6 +173,9 @@ type Record struct {
 	// Raw is the event's exact JSON bytes.
 	Raw   []byte `json:"-"`
 	Event Event  `json:"event"`
+	// body is Raw decoded for Project, when the read decoded it already
+	// (decodeRecord): nil when it did not, undecodable when it could not.
+	body *full
 }
 
 // Dialect tells V1 events (with "kind") from V0 events (with "action" or
