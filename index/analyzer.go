@@ -68,8 +68,8 @@ type tokens struct {
 	held    tok
 	holding bool
 	paired  bool // held is the second character of a bigram already emitted
-	outPos  int // the bigram stage renumbers positions from 1
-	shift   int // positions the code stage added so far
+	outPos  int  // the bigram stage renumbers positions from 1
+	shift   int  // positions the code stage added so far
 }
 
 var tokensPool = sync.Pool{New: func() any { return new(tokens) }}
