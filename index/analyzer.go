@@ -63,6 +63,8 @@ type tokens struct {
 	arena []byte   // terms that differ from the input: lowercased, normalized, bigrams, parts
 	parts [][2]int // splitIdentifier's scratch
 	runes []rune   // width folding's scratch
+	segs  [][]byte // the segmenter's words
+	types []int    // and their types
 
 	// The CJK bigram stage: the ideographic character waiting for its successor.
 	held    tok
@@ -97,12 +99,11 @@ func (a codeAnalyzer) run(input []byte, ts *tokens) {
 		// way before it gets here (blockText), so they match what is shown.
 		input = bytes.ToValidUTF8(input, []byte(string(utf8.RuneError)))
 	}
-	seg := segment.NewWordSegmenterDirect(input)
+	segs, types := ts.segment(input)
 	start := 0
-	for seg.Segment() {
-		word := seg.Bytes()
+	for i, word := range segs {
 		end := start + len(word)
-		typ := seg.Type()
+		typ := types[i]
 		if typ == segment.None {
 			a.symbols(ts, word, start)
 			start = end
@@ -131,6 +132,30 @@ func (a codeAnalyzer) run(input []byte, ts *tokens) {
 		start = end
 	}
 	ts.flushHeld(a)
+	clear(segs) // a pooled tokens must not keep the input alive
+}
+
+// segment splits input into its words (UAX #29) in one call of the segmenter,
+// which then makes no allocation per word as its Segment loop does (two). The
+// words cover the input end to end; if they ever did not (the segmenter stopped
+// early), the loop's answer is taken instead.
+func (ts *tokens) segment(input []byte) ([][]byte, []int) {
+	segs, types, _, err := segment.SegmentWordsDirect(input, ts.segs[:0], ts.types[:0])
+	ts.segs, ts.types = segs, types
+	n := 0
+	for _, w := range segs {
+		n += len(w)
+	}
+	if err == nil && n == len(input) {
+		return segs, types
+	}
+	segs, types = segs[:0], types[:0]
+	seg := segment.NewWordSegmenterDirect(input)
+	for seg.Segment() {
+		segs, types = append(segs, seg.Bytes()), append(types, seg.Type())
+	}
+	ts.segs, ts.types = segs, types
+	return segs, types
 }
 
 // symbols emits each non-ASCII symbol (Unicode So or Sm: ✅, →, ≠, emoji) of a
