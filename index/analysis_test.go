@@ -88,16 +88,22 @@ func TestAnalyzers(t *testing.T) {
 			query: "src@1 app@2 main@3 go@4",
 		},
 		{
-			name:  "CJK unigrams and bigrams, then the next word",
+			name:  "a CJK run is its bigrams, then the next word",
 			in:    "写入权限 ok",
-			index: "写@1 写入@1 入@2 入权@2 权@3 权限@3 限@4 ok@5",
-			query: "写@1 写入@1 入@2 入权@2 权@3 权限@3 限@4 ok@5",
+			index: "写入@1 入权@2 权限@3 ok@4",
+			query: "写入@1 入权@2 权限@3 ok@4",
+		},
+		{
+			name:  "a CJK character standing alone is a unigram",
+			in:    "写 ok 用API",
+			index: "写@1 ok@2 用@3 api@4",
+			query: "写@1 ok@2 用@3 api@4",
 		},
 		{
 			name:  "CJK glued to Latin, full-width Latin folded",
 			in:    "dsh客户端 ＡＰＩ",
-			index: "dsh@1 客@2 客户@2 户@3 户端@3 端@4 api@5",
-			query: "dsh@1 客@2 客户@2 户@3 户端@3 端@4 api@5",
+			index: "dsh@1 客户@2 户端@3 api@4",
+			query: "dsh@1 客户@2 户端@3 api@4",
 		},
 		{
 			name:  "very long tokens are dropped",

@@ -31,7 +31,7 @@ const (
 )
 
 // referenceMapping is newMapping with its text field analyzed by the chain of
-// Bleve's Unicode tokenizer, NFC, CJK width, CJK unigrams plus bigrams, codeFilter
+// Bleve's Unicode tokenizer, NFC, CJK width, CJK bigrams, codeFilter
 // and lowercase, and documents made by the mapping (MapDocument).
 func referenceMapping(t testing.TB) *mapping.IndexMappingImpl {
 	t.Helper()
@@ -39,15 +39,15 @@ func referenceMapping(t testing.TB) *mapping.IndexMappingImpl {
 	require.NoError(t, err)
 	require.NoError(t, im.AddCustomTokenFilter("logbook_nfc", map[string]interface{}{
 		"type": unicodenorm.Name, "form": unicodenorm.NFC}))
-	require.NoError(t, im.AddCustomTokenFilter("logbook_cjk_unigram_bigram", map[string]interface{}{
-		"type": cjk.BigramName, "output_unigram": true}))
+	require.NoError(t, im.AddCustomTokenFilter("logbook_cjk_bigram", map[string]interface{}{
+		"type": cjk.BigramName, "output_unigram": false}))
 	for name, code := range map[string]string{chainIndexAnalyzer: codeIndexFilterName, chainQueryAnalyzer: codeQueryFilterName} {
 		require.NoError(t, im.AddCustomAnalyzer(name, map[string]interface{}{
 			"type":      custom.Name,
 			"tokenizer": bleveunicode.Name,
 			// The bigram filter renumbers the positions of every token it passes
 			// through, so it runs before the code filter.
-			"token_filters": []interface{}{"logbook_nfc", cjk.WidthName, "logbook_cjk_unigram_bigram", code, lowercase.Name},
+			"token_filters": []interface{}{"logbook_nfc", cjk.WidthName, "logbook_cjk_bigram", code, lowercase.Name},
 		}))
 	}
 	im.TypeMapping[docType].Properties[fieldText].Fields[0].Analyzer = chainIndexAnalyzer

@@ -28,14 +28,17 @@
 // SyncAlong indexes each session once the archive has committed it, filling
 // batches across the import, so the two share the cores. Most of what is
 // left is Bleve's own segment building and merging, which costs about the same
-// for every token: on the real log, 61% of the tokens are CJK unigrams and
-// bigrams. See BenchmarkImportSearchable for the figures.
+// for every token. CJK text is indexed as bigrams only (a character standing
+// alone as a unigram): on the real log, where most of the text is Chinese, that
+// is a third fewer tokens than unigrams beside bigrams, and a quarter less
+// indexing CPU. See BenchmarkImportSearchable for the figures.
 //
-// Size: the text is stored too, for highlighting. On the real 87,208-event corpus
-// log (3,548,334 bytes of JSONL, 469 blocks, 582 KB of block text) the index takes
-// about 3.28 MB, 0.92 of the log. Term vectors (positions and offsets, which
-// phrases and highlighting need) are 1.4 MB of that, stored text 0.35 MB, CJK
-// unigrams 0.58 MB and the numeric fields 0.26 MB.
+// Size: the text is stored too, for highlighting. The index of the real
+// 87,208-event corpus log (3,548,334 bytes of JSONL, 469 blocks, 582 KB of block
+// text) takes about 1.8 MB a copy (36 MB for the 20 copies of
+// BenchmarkImportSearchableRealLog, 46 MB while it held CJK unigrams too). Term
+// vectors (positions and offsets, which phrases and highlighting need) are the
+// largest part of it.
 //
 // Searches are planned (plan.go): the query is evaluated on the segments' posting
 // bitmaps, which give the exact total and the facets at once, and Bleve ranks,

@@ -9,7 +9,7 @@ import (
 // indexVersion names the on-disk format: the mapping, the analyzers and what a
 // document holds. Bump it with any change to them; Open then discards an index
 // written by another version and the next Sync rebuilds it from the archive.
-const indexVersion = 6
+const indexVersion = 7
 
 // docType is the one document type in the index.
 const docType = "block"
@@ -54,9 +54,10 @@ var storedFields = []string{fieldSession, fieldSeq, fieldKind, fieldRole, fieldT
 //
 // The logbook analyzer is: the Unicode word segmenter (UAX #29, which also emits
 // each Han or Kana character as a token of its own), NFC, CJK width folding
-// (full-width Latin to ASCII, half-width Kana to full), CJK unigrams plus bigrams,
-// the code-identifier splitter, then lowercase. Unigrams make one-character
-// queries work; bigrams make longer ones precise and fast. The query analyzer is
+// (full-width Latin to ASCII, half-width Kana to full), CJK bigrams (a character
+// standing alone is a unigram), the code-identifier splitter, then lowercase.
+// Bigrams make CJK words precise and fast; a one-character query finds the
+// bigrams that hold the character (cjkChar). The query analyzer is
 // the same but for the splitter, which emits an identifier's parts without the
 // whole (see codeFilter). Both sides must emit CJK tokens the same way, or
 // positions after a CJK run disagree and phrases across it never match.

@@ -270,21 +270,30 @@ func TestNthLargest(t *testing.T) {
 	}
 }
 
-func TestCJKBigramsOnly(t *testing.T) {
+// TestCJKQueryTokens: a CJK word is searched as the phrase of its bigrams, and
+// a lone character at either end of a typed word is taken off the phrase (it
+// may sit inside a longer run in a block, where only its bigrams are indexed).
+func TestCJKQueryTokens(t *testing.T) {
 	a, err := queryTokenizer()
 	require.NoError(t, err)
 	for _, c := range []struct {
-		text string
-		want [][]string
+		text  string
+		want  [][]string
+		chars []string
 	}{
-		{"写入权限", [][]string{{"写入"}, {"入权"}, {"权限"}}},
-		{"写入", [][]string{{"写入"}}},
-		{"写", [][]string{{"写"}}},
-		{"a写入b", [][]string{{"a"}, {"写入"}, nil, {"b"}}},
-		{"写入权限 error", [][]string{{"写入"}, {"入权"}, {"权限"}, nil, {"error"}}},
-		{"max tokens", [][]string{{"max"}, {"tokens"}}},
+		{"写入权限", [][]string{{"写入"}, {"入权"}, {"权限"}}, nil},
+		{"写入", [][]string{{"写入"}}, nil},
+		{"写", nil, []string{"写"}},
+		{"a写入b", [][]string{{"a"}, {"写入"}, {"b"}}, nil},
+		{"用api", [][]string{{"api"}}, []string{"用"}},
+		{"写a用", [][]string{{"a"}}, []string{"写", "用"}},
+		{"a写b", [][]string{{"a"}, {"写"}, {"b"}}, nil},
+		{"写入权限 error", [][]string{{"写入"}, {"入权"}, {"权限"}, {"error"}}, nil},
+		{"max tokens", [][]string{{"max"}, {"tokens"}}, nil},
 	} {
-		assert.Equal(t, c.want, cjkBigramsOnly(tokenPositions(a.Analyze([]byte(c.text)))), c.text)
+		rest, chars := loneEdges(a.Analyze([]byte(c.text)))
+		assert.Equal(t, c.want, tokenPositions(rest), c.text)
+		assert.Equal(t, c.chars, chars, c.text)
 	}
 	// One bigram is one term, not a phrase.
 	_, isTerm := textPhrase("写入", fieldText, nil).(*query.TermQuery)

@@ -349,6 +349,11 @@ func useQueryAnalyzer(q query.Query) query.Query {
 // runs a phrase of one token with a phrase searcher all the same, reading the
 // term's positions in every matching block to check nothing: a common word
 // cost twice its term query.
+//
+// A CJK character standing alone at either end of text (a word of one
+// character, or 用 in 用API) may sit inside a longer run in a block, where the
+// index holds only its bigrams: it becomes cjkChar, required beside the phrase
+// of the rest, rather than a unigram position the block lacks.
 func textPhrase(text, field string, boost *query.Boost) query.Query {
 	a, err := queryTokenizer()
 	if err != nil {
@@ -358,19 +363,59 @@ func textPhrase(text, field string, boost *query.Boost) query.Query {
 		p.BoostVal = boost
 		return p
 	}
-	positions := cjkBigramsOnly(tokenPositions(a.Analyze([]byte(text))))
+	tokens, chars := loneEdges(a.Analyze([]byte(text)))
+	var clauses []query.Query
+	for _, c := range chars {
+		clauses = append(clauses, cjkChar(c, field, boost))
+	}
+	positions := tokenPositions(tokens)
 	switch {
-	case len(positions) == 0:
+	case len(positions) == 0 && len(clauses) == 0:
 		return query.NewMatchNoneQuery()
+	case len(positions) == 0:
 	case len(positions) == 1 && len(positions[0]) == 1:
 		t := query.NewTermQuery(positions[0][0])
 		t.SetField(field)
 		t.BoostVal = boost
-		return t
+		clauses = append(clauses, t)
+	default:
+		p := query.NewMultiPhraseQuery(positions, field)
+		p.BoostVal = boost
+		clauses = append(clauses, p)
 	}
-	p := query.NewMultiPhraseQuery(positions, field)
-	p.BoostVal = boost
-	return p
+	if len(clauses) == 1 {
+		return clauses[0]
+	}
+	return query.NewConjunctionQuery(clauses)
+}
+
+// loneEdges takes the lone CJK characters (unigrams) off both ends of tokens
+// and returns the rest and those characters. One inside stays: with other
+// words on both sides it stands alone in a matching block too.
+func loneEdges(tokens analysis.TokenStream) (analysis.TokenStream, []string) {
+	var chars []string
+	if len(tokens) > 0 && tokens[0].Type == analysis.Single {
+		chars = append(chars, string(tokens[0].Term))
+		tokens = tokens[1:]
+	}
+	if n := len(tokens); n > 0 && tokens[n-1].Type == analysis.Single {
+		chars = append(chars, string(tokens[n-1].Term))
+		tokens = tokens[:n-1]
+	}
+	return tokens, chars
+}
+
+// cjkChar matches a CJK character wherever the index has it: alone (a unigram)
+// or in a bigram, first or second. A one-character query is the rare one that
+// reads many terms; how many depends on the character's company in the text.
+func cjkChar(c, field string, boost *query.Boost) query.Query {
+	first := query.NewPrefixQuery(c) // c itself, and the bigrams it starts
+	first.SetField(field)
+	second := query.NewRegexpQuery("." + regexp.QuoteMeta(c))
+	second.SetField(field)
+	q := query.NewDisjunctionQuery([]query.Query{first, second})
+	q.BoostVal = boost
+	return q
 }
 
 // tokenPositions groups tokens by position, from the first; a position with
@@ -388,39 +433,6 @@ func tokenPositions(tokens analysis.TokenStream) [][]string {
 		out[t.Position-first] = append(out[t.Position-first], string(t.Term))
 	}
 	return out
-}
-
-// cjkBigramsOnly drops what a phrase's CJK bigrams imply. The analyzer puts
-// each Han character and the bigram it starts at one position, so 写入权限 is
-// [写|写入] [入|入权] [权|权限] [限]; a bigram in the index means both its
-// characters are there, adjacent, so the phrase of bigrams 写入 入权 权限
-// finds the same blocks with three rare terms instead of seven positions of
-// alternatives. (Characters with only spaces or punctuation between them make
-// no bigram, so the phrase no longer finds 写 入 权 限 spelled apart.)
-func cjkBigramsOnly(positions [][]string) [][]string {
-	isBigramOf := func(b, u string) bool {
-		r := []rune(b)
-		return len(r) == 2 && string(r[0]) == u
-	}
-	for i, alts := range positions {
-		if len(alts) == 2 && isBigramOf(alts[1], alts[0]) {
-			positions[i] = alts[1:]
-		} else if len(alts) == 2 && isBigramOf(alts[0], alts[1]) {
-			positions[i] = alts[:1]
-		}
-	}
-	for i := len(positions) - 1; i > 0; i-- {
-		prev, cur := positions[i-1], positions[i]
-		if len(prev) == 1 && len(cur) == 1 {
-			if r := []rune(prev[0]); len(r) == 2 && string(r[1]) == cur[0] && isBigramOf(prev[0], string(r[0])) {
-				positions[i] = nil
-			}
-		}
-	}
-	for len(positions) > 0 && len(positions[len(positions)-1]) == 0 {
-		positions = positions[:len(positions)-1]
-	}
-	return positions
 }
 
 // queryTokenizer is the query analyzer, for singleTerm. Analyzers are safe for

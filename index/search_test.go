@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -350,4 +351,38 @@ func TestSearchLatency(t *testing.T) {
 		t.Logf("%-22q median %v", q.Text, took[len(took)/2])
 		assert.Less(t, took[len(took)/2], 500*time.Millisecond)
 	}
+}
+
+// TestSearchCJKOneCharacter: the index holds a CJK run as its bigrams only, and a
+// character typed alone, or alone at the end of a typed word beside other
+// letters, is still found at the start, middle and end of a run and standing
+// alone, and marked where it is.
+func TestSearchCJKOneCharacter(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(filepath.Join(t.TempDir(), "index"))
+	require.NoError(t, err)
+	defer ix.Close()
+	_, err = ix.Sync(ctx, texts("数据写入权限测试", "先用API写入", "写", "其他内容", "用 API"), nil)
+	require.NoError(t, err)
+	for q, want := range map[string][]string{
+		"写":       {"b0", "b1", "b2"}, // inside a run, at its end, alone
+		"数":       {"b0"},             // a run's first character
+		"试":       {"b0"},             // its last
+		"入":       {"b0", "b1"},
+		"写入":      {"b0", "b1"},
+		"用api":    {"b1", "b4"},
+		"api写入":   {"b1"},
+		"api写":    {"b1"},
+		`"用 api"`: {"b1", "b4"},
+		"内容":      {"b3"},
+		"容 OR 数":  {"b0", "b3"},
+		"-写":      {"b3", "b4"},
+	} {
+		got := searchAll(t, ix, Query{Text: q})
+		assert.ElementsMatch(t, want, got, q)
+	}
+	res, err := ix.Search(ctx, Query{Text: "权"})
+	require.NoError(t, err)
+	require.Len(t, res.Hits, 1)
+	assert.Contains(t, res.Hits[0].Fragments[0], "<mark>", "the character's bigram is marked")
 }

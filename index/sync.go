@@ -459,15 +459,14 @@ func goneSessions(ctx context.Context, bl bleve.Index, revs map[string]int64, li
 }
 
 // textWeight estimates the memory a text takes while Bleve indexes it, in units
-// of about a sixth of a token: its length, plus two for each byte of a non-ASCII
-// character. A CJK character (three bytes) makes a unigram and a bigram, while an
-// ASCII word makes about one token per six bytes, parts of identifiers included;
-// on the real corpus log both come to 0.17 tokens a unit.
+// of about a sixth of a token: its length, plus one for each byte of a non-ASCII
+// character. A CJK character (three bytes) makes about one bigram, as an ASCII
+// word makes about one token per six bytes, parts of identifiers included.
 func textWeight(s string) int {
 	n := len(s)
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			n += 2
+			n++
 		}
 	}
 	return n

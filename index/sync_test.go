@@ -283,6 +283,6 @@ func TestReindexDuringSearch(t *testing.T) {
 func TestTextWeight(t *testing.T) {
 	assert.Equal(t, 0, textWeight(""))
 	assert.Equal(t, 11, textWeight("getUserName"))
-	assert.Equal(t, 18, textWeight("写入"), "two CJK characters make four tokens, like 18 bytes of ASCII")
-	assert.Equal(t, 1+2*3, textWeight("aé"), "each byte of a non-ASCII character weighs three")
+	assert.Equal(t, 12, textWeight("写入"), "two CJK characters make about two tokens, like 12 bytes of ASCII")
+	assert.Equal(t, 1+2*2, textWeight("aé"), "each byte of a non-ASCII character weighs two")
 }
