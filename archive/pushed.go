@@ -32,6 +32,12 @@ import (
 // in arrival order, in <Dir>/<conversation hex>.info.ndjson (not .jsonl, which an
 // import would take for an events file).
 //
+// A conversation is bound to the API key of its first push (PushKey, kept in
+// <Dir>/<conversation hex>.apikey): a push with another key is ErrOtherKey. When
+// that key is revoked, the next key to push claims the conversation, so an agent
+// server given a new key carries on with its running conversations; the key
+// revoked can no longer push anywhere.
+//
 // Writes are durable before an import starts (each event file is synced before it
 // is renamed into place, and the folder after), and a call returns only once the
 // import has committed: the webhook answers 200 only then. Calls for one
@@ -42,6 +48,10 @@ type Pushed struct {
 	dir   string
 	// Options are the import's options (LenientHeaders and the like).
 	Options ImportOptions
+	// KeyLive reports whether an API key still exists (not revoked): a
+	// conversation bound to a key that does not is claimed by the next key that
+	// pushes to it. Nil: every key is taken as live.
+	KeyLive func(PushKey) (bool, error)
 
 	mu    sync.Mutex
 	convs map[string]*pushedConv
@@ -60,7 +70,20 @@ type pushedConv struct {
 	held   map[[32]byte]bool   // every event's compacted digest (id-less events are known by it)
 	meta   time.Time           // updated_at of the meta.json held (zero: none, or none readable)
 	dirty  bool                // files were written that no import has committed yet
+	key    PushKey             // the API key the conversation is bound to (zero: none yet)
 }
+
+// PushKey names the API key a push was authenticated with: its name and
+// fingerprint (apikey.Info), never the key. A conversation is bound to the key
+// of its first push; the fingerprint tells a key apart from a later one given
+// the same name.
+type PushKey struct {
+	Name        string `json:"name"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+// IsZero reports whether no key is named (a caller that authenticates nobody).
+func (k PushKey) IsZero() bool { return k == PushKey{} }
 
 // PushResult is what one push did.
 type PushResult struct {
@@ -81,6 +104,9 @@ var (
 	ErrBadConversationID = errors.New("the conversation id is not a UUID")
 	// ErrNotObject: an event, or a conversation info, is not a JSON object.
 	ErrNotObject = errors.New("not a JSON object")
+	// ErrOtherKey: the conversation is bound to another API key, which still
+	// exists (answered 401).
+	ErrOtherKey = errors.New("the conversation belongs to another API key")
 )
 
 // PushedDirName is the folder of the data directory pushed conversations are kept in.
@@ -221,6 +247,17 @@ func (c *pushedConv) load(dir string) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("pushed conversation %s: %w", dir, err)
 	}
+	c.key = PushKey{}
+	data, err = os.ReadFile(dir + keyFileSuffix)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(data, &c.key); err != nil || c.key.IsZero() {
+			// Closed, not open: a binding that cannot be read lets nobody push.
+			return fmt.Errorf("pushed conversation %s: its API key binding %s is unreadable; remove it to let the next key claim the conversation", dir, dir+keyFileSuffix)
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("pushed conversation %s: %w", dir, err)
+	}
 	c.loaded, c.dirty = true, true
 	return nil
 }
@@ -232,6 +269,45 @@ func (c *pushedConv) note(id string, sum [32]byte) {
 		c.seen[id] = sum
 	}
 	c.held[sum] = true
+}
+
+// keyFileSuffix names, after a conversation folder's path, the file that binds
+// it to an API key: {"name":…,"fingerprint":…} (not .json, which a scan of the
+// folder would sniff as a conversation).
+const keyFileSuffix = ".apikey"
+
+// bind checks that key may push to a conversation (c locked), and binds it to
+// key on its first push: a conversation takes pushes from the key that created
+// it alone. One bound to a key that was revoked since is claimed by key. A
+// zero key checks and binds nothing.
+func (p *Pushed) bind(c *pushedConv, hexID string, key PushKey) error {
+	if key.IsZero() || c.key == key {
+		return nil
+	}
+	if !c.key.IsZero() {
+		live := true
+		if p.KeyLive != nil {
+			var err error
+			if live, err = p.KeyLive(c.key); err != nil {
+				return fmt.Errorf("check the API key of conversation %s: %w", hexID, err)
+			}
+		}
+		if live {
+			// The bound key's name is the person's to read in the log, not the
+			// sender's in the answer.
+			p.store.Logger.Warn("push refused: the conversation is bound to another API key",
+				"conversation", openhands.NormalizeID(hexID), "bound", c.key.Name, "pushed_with", key.Name)
+			return fmt.Errorf("conversation %s: %w", openhands.NormalizeID(hexID), ErrOtherKey)
+		}
+		p.store.Logger.Warn("pushed conversation's API key was revoked; the key pushing now claims it",
+			"conversation", openhands.NormalizeID(hexID), "revoked", c.key.Name, "claimed_by", key.Name)
+	}
+	data, _ := json.Marshal(key)
+	if err := writeSynced(p.dir, []pendingFile{{name: hexID + keyFileSuffix, data: data, replace: true}}); err != nil {
+		return fmt.Errorf("bind conversation %s to its API key: %w", openhands.NormalizeID(hexID), err)
+	}
+	c.key = key
+	return nil
 }
 
 // eventKey is an event's id ("" when it has none) and the digest of its compacted
@@ -287,7 +363,7 @@ func fileID(id string, sum [32]byte) string {
 // (ErrNotObject names the first that is not, and nothing is written). It returns
 // once the events are written, synced and imported; an error is a fault of this
 // machine (or the archive), to answer with a 5xx so the sender retries.
-func (p *Pushed) Events(ctx context.Context, conversation string, events []json.RawMessage) (PushResult, error) {
+func (p *Pushed) Events(ctx context.Context, key PushKey, conversation string, events []json.RawMessage) (PushResult, error) {
 	hexID, err := conversationHex(conversation)
 	if err != nil {
 		return PushResult{}, err
@@ -316,6 +392,9 @@ func (p *Pushed) Events(ctx context.Context, conversation string, events []json.
 		return res, err
 	}
 	defer p.done(c)
+	if err := p.bind(c, hexID, key); err != nil {
+		return res, err
+	}
 	dir := filepath.Join(p.dir, hexID)
 	var write []todo
 	next := c.next
@@ -362,7 +441,7 @@ func (p *Pushed) Events(ctx context.Context, conversation string, events []json.
 // takes a conversation back. The views take it with the conversation's next new
 // event (the first, for a conversation its info announces): the archive sets a
 // title on the records it reads, and an info alone brings none.
-func (p *Pushed) Conversation(ctx context.Context, info json.RawMessage) (PushResult, error) {
+func (p *Pushed) Conversation(ctx context.Context, key PushKey, info json.RawMessage) (PushResult, error) {
 	t := bytes.TrimLeft(info, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
 		return PushResult{}, fmt.Errorf("conversation info: %w", ErrNotObject)
@@ -388,6 +467,9 @@ func (p *Pushed) Conversation(ctx context.Context, info json.RawMessage) (PushRe
 		return res, err
 	}
 	defer p.done(c)
+	if err := p.bind(c, hexID, key); err != nil {
+		return res, err
+	}
 	dir := filepath.Join(p.dir, hexID)
 	if err := appendSynced(filepath.Join(p.dir, hexID+".info.ndjson"), line.Bytes()); err != nil {
 		return res, fmt.Errorf("keep conversation info of %s: %w", res.SessionID, err)

@@ -49,7 +49,7 @@ func TestPushedEvents(t *testing.T) {
 	p := archive.NewPushed(s)
 	a := pushedEvent("5b8e8e8e-1111-4222-8333-944455556666", "first")
 	b := pushedEvent("not hex at all", "second")
-	res, err := p.Events(ctx, pushedConv, []json.RawMessage{a, b, a})
+	res, err := p.Events(ctx, archive.PushKey{}, pushedConv, []json.RawMessage{a, b, a})
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Stored)
 	assert.Equal(t, 1, res.Duplicates)
@@ -67,7 +67,7 @@ func TestPushedEvents(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "events", ".push-123"), []byte(`{"id":`), 0o600))
 	p2 := archive.NewPushed(s)
 	c := pushedEvent("6c9f9f9f-1111-4222-8333-944455556666", "third")
-	res, err = p2.Events(ctx, pushedConv, []json.RawMessage{b, a, c})
+	res, err = p2.Events(ctx, archive.PushKey{}, pushedConv, []json.RawMessage{b, a, c})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Stored)
 	assert.Equal(t, 2, res.Duplicates)
@@ -77,7 +77,7 @@ func TestPushedEvents(t *testing.T) {
 
 	// The same id with other content is kept too; the views keep the first.
 	a2 := pushedEvent("5b8e8e8e-1111-4222-8333-944455556666", "first, changed")
-	res, err = p2.Events(ctx, pushedConv, []json.RawMessage{a2})
+	res, err = p2.Events(ctx, archive.PushKey{}, pushedConv, []json.RawMessage{a2})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Stored)
 	assert.Len(t, eventFiles(t, p2), 4)
@@ -93,9 +93,9 @@ func TestPushedEvents(t *testing.T) {
 	assert.Equal(t, []string{"first", "second", "third"}, texts)
 
 	// Not objects, bad ids: nothing written.
-	_, err = p2.Events(ctx, pushedConv, []json.RawMessage{c, json.RawMessage(`[1]`)})
+	_, err = p2.Events(ctx, archive.PushKey{}, pushedConv, []json.RawMessage{c, json.RawMessage(`[1]`)})
 	assert.ErrorIs(t, err, archive.ErrNotObject)
-	_, err = p2.Events(ctx, "nope", []json.RawMessage{c})
+	_, err = p2.Events(ctx, archive.PushKey{}, "nope", []json.RawMessage{c})
 	assert.ErrorIs(t, err, archive.ErrBadConversationID)
 	assert.Len(t, eventFiles(t, p2), 4)
 }
@@ -111,11 +111,11 @@ func TestPushedManyConversations(t *testing.T) {
 		return pushedEvent(fmt.Sprintf("%08x-0000-4000-8000-%012x", i, j), "hello")
 	}
 	for i := range 24 {
-		res, err := p.Events(ctx, conv(i), []json.RawMessage{ev(i, 0), ev(i, 1)})
+		res, err := p.Events(ctx, archive.PushKey{}, conv(i), []json.RawMessage{ev(i, 0), ev(i, 1)})
 		require.NoError(t, err)
 		require.Equal(t, 2, res.Stored)
 	}
-	res, err := p.Events(ctx, conv(0), []json.RawMessage{ev(0, 1), ev(0, 0), ev(0, 2)})
+	res, err := p.Events(ctx, archive.PushKey{}, conv(0), []json.RawMessage{ev(0, 1), ev(0, 0), ev(0, 2)})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Stored)
 	assert.Equal(t, 2, res.Duplicates)
