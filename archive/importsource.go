@@ -147,6 +147,12 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 		return fr, err
 	}
 	proj.blocks.flush()
+	if t := rd.Title; t != nil {
+		proj.st.Title = t.Title
+		if t.Source != nil {
+			proj.st.TitleSource = *t.Source
+		}
+	}
 	if err := job.saveSession(ctx, tx, proj.st, rd.Verdict); err != nil {
 		return fr, err
 	}

@@ -438,9 +438,9 @@ func (p *Pushed) Events(ctx context.Context, key PushKey, conversation string, e
 // Conversation keeps a ConversationInfo an agent server pushed: it is added to the
 // conversation's info history, and becomes its meta.json (title, status, model,
 // stats…) unless the one held is newer by updated_at, so a late redelivery never
-// takes a conversation back. The views take it with the conversation's next new
-// event (the first, for a conversation its info announces): the archive sets a
-// title on the records it reads, and an info alone brings none.
+// takes a conversation back. A conversation with events is imported again at
+// once, so its title shows before the next event; one the info announces takes
+// it with its first event.
 func (p *Pushed) Conversation(ctx context.Context, key PushKey, info json.RawMessage) (PushResult, error) {
 	t := bytes.TrimLeft(info, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
@@ -484,10 +484,14 @@ func (p *Pushed) Conversation(ctx context.Context, key PushKey, info json.RawMes
 	if ok {
 		c.meta = at
 	}
-	// Imported with the next new event: the archive sets a conversation's title on
-	// the records it reads, and a read of meta.json alone, with no new record,
-	// would pass its title by.
-	return res, nil
+	c.dirty = true
+	if _, err := os.Stat(filepath.Join(dir, "events")); err != nil {
+		// No event yet: the conversation is archived with its first, and takes
+		// its title from this meta.json then.
+		return res, nil
+	}
+	// Imported now, so the title shows at once, not with the next event.
+	return p.importConv(ctx, c, dir, res)
 }
 
 // infoTime is a ConversationInfo's updated_at (else created_at).

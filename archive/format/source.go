@@ -46,6 +46,11 @@ type Read struct {
 	// of its files.
 	Bytes     int64
 	FilesRead int
+	// Title, when set, is a title the source now gives the session that no
+	// record of Records carries (a side file changed with no new event, as an
+	// OpenHands ConversationInfo pushed after the events): the store sets it as a
+	// TitleItem would.
+	Title *TitleItem
 	// Stamp is what to give the next ReadSource of this source.
 	Stamp []byte
 	// StampAt, when set, is the stamp of the source as far as its first n Records:

@@ -179,9 +179,14 @@ func (Format) ReadSource(ctx context.Context, path string, raw []byte) (*format.
 			title = "" // the archived title stands
 		}
 	}
-	if n := len(out.Records); n > 0 && title != "" && title != st.Title {
+	if n := len(out.Records); title != "" && title != st.Title {
 		st.Title = title
-		out.Records[n-1].Items = append(out.Records[n-1].Items, format.TitleItem{Title: title, Source: &titleFrom})
+		it := format.TitleItem{Title: title, Source: &titleFrom}
+		if n > 0 {
+			out.Records[n-1].Items = append(out.Records[n-1].Items, it)
+		} else {
+			out.Title = &it // a side file alone changed: a title of its own
+		}
 	}
 	if n := len(out.Records); n > 0 && conv.Meta.Usage.PromptTokens+conv.Meta.Usage.CompletionTokens > 0 {
 		// The side files' totals (base_state stats, meta.json) are the latest
