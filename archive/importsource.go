@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/logbook/logbook/archive/format"
 )
@@ -34,7 +35,12 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 	if row != nil && !row.gone && row.cursorRaw != "" && !(opts.TakeOver && !row.sessionPK.Valid) {
 		stamp = []byte(row.cursorRaw)
 	}
-	rd, err := sr.ReadSource(ctx, path, stamp)
+	var rd *format.Read
+	if ar, ok := f.(format.AddedReader); ok && opts.Added != nil && stamp != nil {
+		rd, err = ar.ReadAdded(ctx, path, stamp, opts.Added)
+	} else {
+		rd, err = sr.ReadSource(ctx, path, stamp)
+	}
 	if err != nil {
 		return fr, err
 	}
@@ -225,9 +231,24 @@ func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []for
 		gen, last int64 // the current version's generation, and the highest kept
 	}
 	have := map[string]*kept{}
-	rows, err := tx.QueryContext(ctx, `
-		SELECT name, hash, generation, superseded_at IS NULL FROM source_files
-		WHERE session_pk = ?`, pk)
+	var rows *sql.Rows
+	var err error
+	if len(files) <= 64 {
+		// A few files (a live conversation's latest): the versions of those
+		// alone, not of every file the session holds.
+		names := make([]any, 0, len(files)+1)
+		names = append(names, pk)
+		for _, f := range files {
+			names = append(names, f.Name)
+		}
+		rows, err = tx.QueryContext(ctx, `
+			SELECT name, hash, generation, superseded_at IS NULL FROM source_files
+			WHERE session_pk = ? AND name IN (?`+strings.Repeat(`, ?`, len(files)-1)+`)`, names...)
+	} else {
+		rows, err = tx.QueryContext(ctx, `
+			SELECT name, hash, generation, superseded_at IS NULL FROM source_files
+			WHERE session_pk = ?`, pk)
+	}
 	if err != nil {
 		return err
 	}

@@ -71,6 +71,10 @@ type pushedConv struct {
 	meta   time.Time           // updated_at of the meta.json held (zero: none, or none readable)
 	dirty  bool                // files were written that no import has committed yet
 	key    PushKey             // the API key the conversation is bound to (zero: none yet)
+	// added names the files written since the last import committed (paths in
+	// the folder), so it reads those alone; nil while that is not known (a
+	// folder loaded from disk: the import then compares it whole).
+	added []string
 }
 
 // PushKey names the API key a push was authenticated with: its name and
@@ -203,16 +207,31 @@ var pushedEventName = regexp.MustCompile(`^event-(\d{5,})-([0-9a-fA-F-]{8,})\.js
 // once synced, so a file under its final name is always whole.
 const tmpPrefix = ".push-"
 
+// idsSuffix names, after a conversation folder's path, its index of the event
+// files written: one line a file, [idx,"SHA-256 of its compacted JSON","event
+// id"], appended and synced with each batch. A conversation is loaded from it,
+// not by reading every event file, and only the files written after its last
+// line (a process killed between the two) are read.
+const idsSuffix = ".ids.ndjson"
+
 // load reads what a conversation folder already holds: the next idx, every event's
-// id and digest, the meta.json's time. Files left half-written by a process that
-// died (never acknowledged) are removed. The folder is taken as not yet imported.
+// id and digest (from the index, and the event files it does not list), the
+// meta.json's time, the key it is bound to. Files left half-written by a process
+// that died (never acknowledged) are removed. The folder is taken as not yet
+// imported.
 func (c *pushedConv) load(dir string) error {
 	c.seen, c.held, c.next, c.meta = map[string][32]byte{}, map[[32]byte]bool{}, 0, time.Time{}
+	indexed, ok := c.readIndex(dir + idsSuffix)
+	if !ok {
+		// Missing or damaged: rebuilt from the files.
+		c.seen, c.held, c.next, indexed = map[string][32]byte{}, map[[32]byte]bool{}, 0, 0
+	}
 	events := filepath.Join(dir, "events")
 	entries, err := os.ReadDir(events)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("pushed conversation %s: %w", dir, err)
 	}
+	var lines []byte
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, tmpPrefix) {
@@ -230,6 +249,9 @@ func (c *pushedConv) load(dir string) error {
 			continue
 		}
 		c.next = max(c.next, idx+1)
+		if idx < indexed {
+			continue // listed by the index
+		}
 		data, err := os.ReadFile(filepath.Join(events, name))
 		if err != nil {
 			return fmt.Errorf("pushed conversation %s: %w", dir, err)
@@ -239,6 +261,17 @@ func (c *pushedConv) load(dir string) error {
 			continue // never written by Pushed (it writes only objects): not ours to judge
 		}
 		c.note(id, sum)
+		lines = indexLine(lines, idx, id, sum)
+	}
+	switch {
+	case !ok && len(entries) > 0:
+		if err := writeSynced(filepath.Dir(dir), []pendingFile{{name: filepath.Base(dir) + idsSuffix, data: lines, replace: true}}); err != nil {
+			return fmt.Errorf("pushed conversation %s: rebuild its index: %w", dir, err)
+		}
+	case len(lines) > 0:
+		if err := appendSynced(dir+idsSuffix, lines); err != nil {
+			return fmt.Errorf("pushed conversation %s: index: %w", dir, err)
+		}
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
 	switch {
@@ -258,8 +291,48 @@ func (c *pushedConv) load(dir string) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("pushed conversation %s: %w", dir, err)
 	}
-	c.loaded, c.dirty = true, true
+	c.loaded, c.dirty, c.added = true, true, nil
 	return nil
+}
+
+// readIndex notes the events a conversation's index lists and returns the idx
+// after the last; ok is false when there is none or it is damaged (a line cut
+// short by a crash included: the files are read again then).
+func (c *pushedConv) readIndex(path string) (next int64, ok bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	for len(data) > 0 {
+		line, rest, found := bytes.Cut(data, []byte{'\n'})
+		if !found {
+			return 0, false
+		}
+		data = rest
+		var rec [3]json.RawMessage
+		var idx int64
+		var digest, id string
+		var sum [32]byte
+		if json.Unmarshal(line, &rec) != nil || json.Unmarshal(rec[0], &idx) != nil ||
+			json.Unmarshal(rec[1], &digest) != nil || json.Unmarshal(rec[2], &id) != nil {
+			return 0, false
+		}
+		if b, err := hex.DecodeString(digest); err != nil || len(b) != len(sum) {
+			return 0, false
+		}
+		hex.Decode(sum[:], []byte(digest))
+		c.note(id, sum)
+		next = max(next, idx+1)
+	}
+	c.next = next
+	return next, true
+}
+
+// indexLine appends an event file's index line to buf.
+func indexLine(buf []byte, idx int64, id string, sum [32]byte) []byte {
+	q, _ := json.Marshal(id)
+	buf = fmt.Appendf(buf, "[%d,%q,", idx, hex.EncodeToString(sum[:]))
+	return append(append(buf, q...), "]\n"...)
 }
 
 // note records an event as held; an id seen before keeps its first digest, as the
@@ -372,6 +445,9 @@ func (p *Pushed) Events(ctx context.Context, key PushKey, conversation string, e
 	type todo struct {
 		raw  []byte
 		name string
+		idx  int64
+		id   string
+		sum  [32]byte
 	}
 	keys := make([]struct {
 		id  string
@@ -409,7 +485,8 @@ func (p *Pushed) Events(ctx context.Context, key PushKey, conversation string, e
 				"conversation", res.SessionID, "event", k.id)
 		}
 		c.note(k.id, k.sum)
-		write = append(write, todo{raw: raw, name: fmt.Sprintf("event-%05d-%s.json", next, fileID(k.id, k.sum))})
+		write = append(write, todo{raw: raw, name: fmt.Sprintf("event-%05d-%s.json", next, fileID(k.id, k.sum)),
+			idx: next, id: k.id, sum: k.sum})
 		next++
 	}
 	if len(write) > 0 {
@@ -423,8 +500,22 @@ func (p *Pushed) Events(ctx context.Context, key PushKey, conversation string, e
 			c.loaded = false
 			return res, fmt.Errorf("keep pushed events of %s: %w", res.SessionID, err)
 		}
+		var lines []byte
+		for _, w := range write {
+			lines = indexLine(lines, w.idx, w.id, w.sum)
+		}
+		if err := appendSynced(dir+idsSuffix, lines); err != nil {
+			// The files are kept; a load finds those the index does not list.
+			c.loaded = false
+			return res, fmt.Errorf("index pushed events of %s: %w", res.SessionID, err)
+		}
 		c.next, c.dirty = next, true
 		res.Stored = len(write)
+		if c.added != nil {
+			for _, w := range write {
+				c.added = append(c.added, "events/"+w.name)
+			}
+		}
 	}
 	if !c.dirty {
 		return res, nil
@@ -485,6 +576,9 @@ func (p *Pushed) Conversation(ctx context.Context, key PushKey, info json.RawMes
 		c.meta = at
 	}
 	c.dirty = true
+	if c.added != nil {
+		c.added = append(c.added, "meta.json")
+	}
 	if _, err := os.Stat(filepath.Join(dir, "events")); err != nil {
 		// No event yet: the conversation is archived with its first, and takes
 		// its title from this meta.json then.
@@ -512,7 +606,12 @@ func infoTime(info []byte) (time.Time, bool) {
 
 // importConv imports a conversation folder; c is locked.
 func (p *Pushed) importConv(ctx context.Context, c *pushedConv, dir string, res PushResult) (PushResult, error) {
-	fr := p.store.ImportFile(ctx, dir, p.Options)
+	// Only the files written since the last import are read (their names are
+	// known when this process imported the folder before): a push costs what it
+	// holds, not what the conversation does.
+	opts := p.Options
+	opts.Added = c.added
+	fr := p.store.ImportFile(ctx, dir, opts)
 	res.Imported, res.Report = true, fr
 	if fr.Verdict == VerdictFailed {
 		msg := "import failed"
@@ -521,7 +620,7 @@ func (p *Pushed) importConv(ctx context.Context, c *pushedConv, dir string, res 
 		}
 		return res, &PushFault{Kind: kindOf(fr), Message: msg}
 	}
-	c.dirty = false
+	c.dirty, c.added = false, []string{}
 	if fr.SessionID != "" {
 		res.SessionID = fr.SessionID
 	}

@@ -96,3 +96,12 @@ type File struct {
 	// by Data, and Size and Hash are of Data alone.
 	Append bool
 }
+
+// AddedReader is a SourceReader that can be told which files of a source were
+// added or replaced since its stamp, by a writer that changes the source in no
+// other way (the archive's pushed conversations): it reads those files alone,
+// so the read costs what they hold, not what the source does. It reads as
+// ReadSource does when the stamp does not serve.
+type AddedReader interface {
+	ReadAdded(ctx context.Context, path string, stamp []byte, added []string) (*Read, error)
+}
