@@ -192,11 +192,13 @@ func TestStorageFailureIs5xx(t *testing.T) {
 		dir := t.TempDir()
 		rc := newReceiver(t, dir, webhook.Options{}, nil)
 		// The pushed folder on a small file system of its own, filled up.
-		mnt := archivetest.Tmpfs(t, "256k")
+		// (Each file takes a page of it: the conversation's ~64 event files, its
+		// meta and its index of ids need ~300k once the filler is gone.)
+		mnt := archivetest.Tmpfs(t, "384k")
 		require.NoError(t, os.MkdirAll(filepath.Dir(rc.pushed.Dir()), 0o700))
 		require.NoError(t, os.Symlink(mnt, rc.pushed.Dir()))
 		filler := filepath.Join(mnt, "filler")
-		require.NoError(t, os.WriteFile(filler, make([]byte, 250<<10), 0o600))
+		require.NoError(t, os.WriteFile(filler, make([]byte, 378<<10), 0o600))
 		c := genConversation(t, 8, 6)
 		s := newSender(rc.url, "k", 5, 1)
 		s.numRetries = 0
