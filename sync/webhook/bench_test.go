@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/logbook/logbook/internal/cputime"
 	"github.com/logbook/logbook/sync/webhook"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkIngest(b *testing.B) {
 			conv := genConversation(b, 42, 100)
 			rc := newReceiver(b, b.TempDir(), webhook.Options{}, nil)
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := cputime.Process()
 			events := 0
 			for i := range b.N {
 				// A new conversation each round: the same events under new ids.
@@ -37,7 +38,7 @@ func BenchmarkIngest(b *testing.B) {
 			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 			// CPU (sender, receiver and archive: one process) is what a busy
 			// machine does not blur.
-			b.ReportMetric(float64(processCPU()-cpu)/1e3/float64(events), "cpu-µs/event")
+			b.ReportMetric(float64(cputime.Process()-cpu)/1e3/float64(events), "cpu-µs/event")
 			b.ReportMetric(float64(len(conv.events)), "events/conversation")
 		})
 	}
@@ -58,7 +59,7 @@ func BenchmarkIngest(b *testing.B) {
 			}
 			const perRound = 200
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := cputime.Process()
 			events := 0
 			for i := range b.N {
 				s := newSender(rc.url, "k", size, uint64(i))
@@ -72,7 +73,7 @@ func BenchmarkIngest(b *testing.B) {
 			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 			// CPU (sender, receiver and archive: one process) is what a busy
 			// machine does not blur.
-			b.ReportMetric(float64(processCPU()-cpu)/1e3/float64(events), "cpu-µs/event")
+			b.ReportMetric(float64(cputime.Process()-cpu)/1e3/float64(events), "cpu-µs/event")
 		})
 	}
 }
