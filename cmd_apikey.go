@@ -23,7 +23,7 @@ var apikeyCommand = command{
 		{name: "list", args: "[--json]",
 			summary: "list the keys: name, created, last used, fingerprint (never the key)", run: cmdAPIKeyList},
 		{name: "revoke", args: "NAME",
-			summary: "delete a key; requests with it are refused from then on", run: cmdAPIKeyRevoke},
+			summary: "delete a key; requests with it are refused from then on (the webhook conversations it made go to the next key that pushes to them)", run: cmdAPIKeyRevoke},
 	},
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/internal/apikey"
 )
 
@@ -38,7 +39,8 @@ func (a *App) NewAPIKey(name string) (apikey.NewKey, error) {
 }
 
 // RevokeAPIKey deletes the API key named name; requests with it are refused from
-// then on.
+// then on. The webhook conversations bound to it are claimed by the next key
+// that pushes to them (archive.Pushed).
 func (a *App) RevokeAPIKey(name string) error {
 	if a.deps.APIKeys == nil {
 		return invalid("there are no API keys here")
@@ -76,13 +78,45 @@ func isMachinePath(p string) bool {
 	return false
 }
 
-type keyNameCtx struct{}
+type keyCtx struct{}
 
 // APIKeyName returns the name of the API key a machine request was authenticated
 // with ("" outside machine).
 func APIKeyName(ctx context.Context) string {
-	n, _ := ctx.Value(keyNameCtx{}).(string)
-	return n
+	return apiKeyOf(ctx).Name
+}
+
+// apiKeyOf is the API key a machine request was authenticated with (zero
+// outside machine): its name and fingerprint, never the key.
+func apiKeyOf(ctx context.Context) apikey.Info {
+	k, _ := ctx.Value(keyCtx{}).(apikey.Info)
+	return k
+}
+
+// pushKey is the key a webhook push is bound by (archive.Pushed): the name and
+// fingerprint of the key it was authenticated with.
+func pushKey(r *http.Request) archive.PushKey {
+	k := apiKeyOf(r.Context())
+	return archive.PushKey{Name: k.Name, Fingerprint: k.Fingerprint}
+}
+
+// apiKeyLive reports whether the key a conversation is bound to still exists:
+// the same name and fingerprint (a key made later under a revoked key's name is
+// another key).
+func (a *App) apiKeyLive(k archive.PushKey) (bool, error) {
+	if a.deps.APIKeys == nil {
+		return false, nil
+	}
+	keys, err := a.deps.APIKeys.List()
+	if err != nil {
+		return false, err
+	}
+	for _, info := range keys {
+		if info.Name == k.Name && info.Fingerprint == k.Fingerprint {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // machine wraps the handler of a machine-to-machine endpoint: requests without a
@@ -110,7 +144,7 @@ func (s *Server) machine(h http.Handler) http.Handler {
 			s.refuseMachine(w, r, http.StatusServiceUnavailable, "API keys could not be read; see the server's log")
 			return
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyNameCtx{}, k.Name)))
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyCtx{}, k)))
 	})
 }
 

@@ -19,7 +19,8 @@ import (
 // conversations' events to POST /api/v1/webhooks/events/{id} with an API key, and
 // the archive keeps and imports them (archive.Pushed). Once a push is imported,
 // the search index is brought level and the open views are told, as live follow
-// does, so pushed events show within a second.
+// does, so pushed events show within a second. A conversation takes pushes from
+// the API key that created it alone (pushKey, apiKeyLive).
 
 // webhookHandler is the receiver mounted under webhook.Prefix, or nil when the
 // app does not accept the webhook (Deps.Webhook off, or a read-only archive).
@@ -28,11 +29,12 @@ func (a *App) webhookHandler() http.Handler {
 		return nil
 	}
 	p := archive.NewPushed(a.deps.Archive)
+	p.KeyLive = a.apiKeyLive
 	if settings, err := a.ImportSettings(); err == nil {
 		p.Options.LenientHeaders = settings.LenientHeaders
 	}
 	changed := func(id string) { a.sessionsChanged([]string{id}) }
-	return webhook.New(webhook.Archive(p, changed), webhook.Options{Prefix: webhook.Prefix, Logger: a.deps.Logger})
+	return webhook.New(webhook.Archive(p, changed), webhook.Options{Prefix: webhook.Prefix, KeyOf: pushKey, Logger: a.deps.Logger})
 }
 
 // WebhookSettings say whether the desktop window accepts the OpenHands webhook,

@@ -173,3 +173,85 @@ func TestWebhookSettings(t *testing.T) {
 	assert.Equal(t, "http://"+ts.addr+"/api/v1/webhooks", st.Serving)
 	assert.Contains(t, st.Note, "logbook serve accepts the webhook")
 }
+
+// A conversation is bound to the API key that first pushed to it: another valid
+// key gets 401 for its events and its ConversationInfo, and nothing of theirs is
+// kept; once the bound key is revoked it gets 401 itself, and the next key to
+// push claims the conversation (a key made under the revoked one's name is
+// another key).
+func TestWebhookKeyBinding(t *testing.T) {
+	ts := newTestServerWith(t, func(d *Deps) { d.Webhook = true })
+	ka, err := ts.NewAPIKey("server-a")
+	require.NoError(t, err)
+	kb, err := ts.NewAPIKey("server-b")
+	require.NoError(t, err)
+
+	dir := t.TempDir()
+	f, err := openhandsgen.Generate(dir, openhandsgen.Options{Seed: 22, Layout: openhands.LayoutJSONL, Turns: 3})
+	require.NoError(t, err)
+	data, err := os.ReadFile(f.Unit.Path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	require.Greater(t, len(lines), 6)
+	conv := openhands.NormalizeID(f.Unit.SessionID)
+	hexID := strings.ReplaceAll(conv, "-", "")
+	send := func(key, path, body string) (int, string) {
+		r, err := http.NewRequest(http.MethodPost, "http://"+ts.addr+"/api/v1/webhooks"+path, strings.NewReader(body))
+		require.NoError(t, err)
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("X-Session-API-Key", key)
+		resp, b := do(t, r)
+		return resp.StatusCode, b
+	}
+	events := func(key string, from, to int) (int, string) {
+		return send(key, "/events/"+hexID, "["+strings.Join(lines[from:to], ",")+"]")
+	}
+	info := func(key, title string) (int, string) {
+		return send(key, "/conversations", fmt.Sprintf(`{"id":%q,"title":%q,"updated_at":"2030-01-01T00:00:00Z"}`, conv, title))
+	}
+	archived := func() int64 {
+		s, err := ts.App.deps.Archive.Session(ts.App.ctx, conv)
+		require.NoError(t, err)
+		return s.Events
+	}
+
+	code, b := events(ka.Key, 0, 2)
+	require.Equal(t, http.StatusOK, code, b)
+	code, b = events(kb.Key, 2, 4)
+	assert.Equal(t, http.StatusUnauthorized, code, b)
+	assert.Contains(t, b, "belongs to another API key")
+	assert.NotContains(t, b, "server-a", "the bound key's name is not told to another key")
+	code, b = info(kb.Key, "hijacked")
+	assert.Equal(t, http.StatusUnauthorized, code, b)
+	assert.Equal(t, int64(2), archived(), "nothing of the refused push is kept")
+	hist, err := os.ReadFile(filepath.Join(filepath.Dir(ts.App.deps.Archive.Path), "pushed", "openhands", hexID+".info.ndjson"))
+	if err == nil {
+		assert.NotContains(t, string(hist), "hijacked")
+	}
+	code, b = events(ka.Key, 2, 4)
+	require.Equal(t, http.StatusOK, code, b)
+	code, b = info(ka.Key, "Fix the build")
+	require.Equal(t, http.StatusOK, code, b)
+	assert.Equal(t, int64(4), archived())
+
+	// A new conversation is the pushing key's: b is not refused elsewhere.
+	other := strings.Repeat("b", 32)
+	code, b = send(kb.Key, "/events/"+other, "["+lines[0]+"]")
+	require.Equal(t, http.StatusOK, code, b)
+	code, b = send(ka.Key, "/events/"+other, "["+lines[1]+"]")
+	assert.Equal(t, http.StatusUnauthorized, code, b)
+
+	// Revoked: a's own pushes are refused, and b claims a's conversation.
+	require.NoError(t, ts.RevokeAPIKey("server-a"))
+	code, _ = events(ka.Key, 4, 5)
+	assert.Equal(t, http.StatusUnauthorized, code)
+	code, b = events(kb.Key, 4, 5)
+	require.Equal(t, http.StatusOK, code, b)
+	assert.Equal(t, int64(5), archived())
+	// A key made under the revoked name is another key: the conversation is b's now.
+	ka2, err := ts.NewAPIKey("server-a")
+	require.NoError(t, err)
+	code, b = events(ka2.Key, 5, 6)
+	assert.Equal(t, http.StatusUnauthorized, code, b)
+	assert.Equal(t, int64(5), archived())
+}

@@ -47,6 +47,11 @@ type ImportOptions struct {
 	// it is unchanged; grown or rewritten, it is a duplicate of the session's
 	// new source.
 	TakeOver bool
+	// Added, when not nil, names the files (paths inside the source, forward
+	// slashes) its writer added or replaced since the source was last imported,
+	// the writer promising it changed nothing else: a format that can
+	// (format.AddedReader) then reads those alone. Pushed sets it.
+	Added []string
 }
 
 // Progress reports how far an import has come.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/logbook/logbook/archive/format"
 )
@@ -38,7 +39,12 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 	if row != nil && !row.gone && row.cursorRaw != "" && !(opts.TakeOver && !row.sessionPK.Valid) {
 		stamp = []byte(row.cursorRaw)
 	}
-	rd, err := sr.ReadSource(ctx, path, stamp)
+	var rd *format.Read
+	if ar, ok := f.(format.AddedReader); ok && opts.Added != nil && stamp != nil {
+		rd, err = ar.ReadAdded(ctx, path, stamp, opts.Added)
+	} else {
+		rd, err = sr.ReadSource(ctx, path, stamp)
+	}
 	if err != nil {
 		return fr, err
 	}
@@ -167,6 +173,12 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 	proj.blocks.flush()
 	if err := refs.keep(ctx, tx, -1); err != nil {
 		return fr, err
+	}
+	if t := rd.Title; t != nil {
+		proj.st.Title = t.Title
+		if t.Source != nil {
+			proj.st.TitleSource = *t.Source
+		}
 	}
 	if err := job.saveSession(ctx, tx, proj.st, rd.Verdict); err != nil {
 		return fr, err
@@ -315,9 +327,21 @@ func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []for
 		line      int64 // the current version's record line, 0 when it keeps its bytes
 	}
 	have := map[string]*kept{}
-	rows, err := tx.QueryContext(ctx, `
-		SELECT name, hash, generation, superseded_at IS NULL, coalesce(line, 0) FROM source_files
-		WHERE session_pk = ?`, pk)
+	const cols = `SELECT name, hash, generation, superseded_at IS NULL, coalesce(line, 0) FROM source_files WHERE session_pk = ?`
+	var rows *sql.Rows
+	var err error
+	if len(files) <= 64 {
+		// A few files (a live conversation's latest): the versions of those
+		// alone, not of every file the session holds.
+		names := make([]any, 0, len(files)+1)
+		names = append(names, pk)
+		for _, f := range files {
+			names = append(names, f.Name)
+		}
+		rows, err = tx.QueryContext(ctx, cols+` AND name IN (?`+strings.Repeat(`, ?`, len(files)-1)+`)`, names...)
+	} else {
+		rows, err = tx.QueryContext(ctx, cols, pk)
+	}
 	if err != nil {
 		return nil, err
 	}

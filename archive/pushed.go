@@ -32,6 +32,12 @@ import (
 // in arrival order, in <Dir>/<conversation hex>.info.ndjson (not .jsonl, which an
 // import would take for an events file).
 //
+// A conversation is bound to the API key of its first push (PushKey, kept in
+// <Dir>/<conversation hex>.apikey): a push with another key is ErrOtherKey. When
+// that key is revoked, the next key to push claims the conversation, so an agent
+// server given a new key carries on with its running conversations; the key
+// revoked can no longer push anywhere.
+//
 // Writes are durable before an import starts (each event file is synced before it
 // is renamed into place, and the folder after), and a call returns only once the
 // import has committed: the webhook answers 200 only then. Calls for one
@@ -42,6 +48,10 @@ type Pushed struct {
 	dir   string
 	// Options are the import's options (LenientHeaders and the like).
 	Options ImportOptions
+	// KeyLive reports whether an API key still exists (not revoked): a
+	// conversation bound to a key that does not is claimed by the next key that
+	// pushes to it. Nil: every key is taken as live.
+	KeyLive func(PushKey) (bool, error)
 
 	mu    sync.Mutex
 	convs map[string]*pushedConv
@@ -60,7 +70,24 @@ type pushedConv struct {
 	held   map[[32]byte]bool   // every event's compacted digest (id-less events are known by it)
 	meta   time.Time           // updated_at of the meta.json held (zero: none, or none readable)
 	dirty  bool                // files were written that no import has committed yet
+	key    PushKey             // the API key the conversation is bound to (zero: none yet)
+	// added names the files written since the last import committed (paths in
+	// the folder), so it reads those alone; nil while that is not known (a
+	// folder loaded from disk: the import then compares it whole).
+	added []string
 }
+
+// PushKey names the API key a push was authenticated with: its name and
+// fingerprint (apikey.Info), never the key. A conversation is bound to the key
+// of its first push; the fingerprint tells a key apart from a later one given
+// the same name.
+type PushKey struct {
+	Name        string `json:"name"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+// IsZero reports whether no key is named (a caller that authenticates nobody).
+func (k PushKey) IsZero() bool { return k == PushKey{} }
 
 // PushResult is what one push did.
 type PushResult struct {
@@ -81,6 +108,9 @@ var (
 	ErrBadConversationID = errors.New("the conversation id is not a UUID")
 	// ErrNotObject: an event, or a conversation info, is not a JSON object.
 	ErrNotObject = errors.New("not a JSON object")
+	// ErrOtherKey: the conversation is bound to another API key, which still
+	// exists (answered 401).
+	ErrOtherKey = errors.New("the conversation belongs to another API key")
 )
 
 // PushedDirName is the folder of the data directory pushed conversations are kept in.
@@ -177,16 +207,31 @@ var pushedEventName = regexp.MustCompile(`^event-(\d{5,})-([0-9a-fA-F-]{8,})\.js
 // once synced, so a file under its final name is always whole.
 const tmpPrefix = ".push-"
 
+// idsSuffix names, after a conversation folder's path, its index of the event
+// files written: one line a file, [idx,"SHA-256 of its compacted JSON","event
+// id"], appended and synced with each batch. A conversation is loaded from it,
+// not by reading every event file, and only the files written after its last
+// line (a process killed between the two) are read.
+const idsSuffix = ".ids.ndjson"
+
 // load reads what a conversation folder already holds: the next idx, every event's
-// id and digest, the meta.json's time. Files left half-written by a process that
-// died (never acknowledged) are removed. The folder is taken as not yet imported.
+// id and digest (from the index, and the event files it does not list), the
+// meta.json's time, the key it is bound to. Files left half-written by a process
+// that died (never acknowledged) are removed. The folder is taken as not yet
+// imported.
 func (c *pushedConv) load(dir string) error {
 	c.seen, c.held, c.next, c.meta = map[string][32]byte{}, map[[32]byte]bool{}, 0, time.Time{}
+	indexed, ok := c.readIndex(dir + idsSuffix)
+	if !ok {
+		// Missing or damaged: rebuilt from the files.
+		c.seen, c.held, c.next, indexed = map[string][32]byte{}, map[[32]byte]bool{}, 0, 0
+	}
 	events := filepath.Join(dir, "events")
 	entries, err := os.ReadDir(events)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("pushed conversation %s: %w", dir, err)
 	}
+	var lines []byte
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, tmpPrefix) {
@@ -204,6 +249,9 @@ func (c *pushedConv) load(dir string) error {
 			continue
 		}
 		c.next = max(c.next, idx+1)
+		if idx < indexed {
+			continue // listed by the index
+		}
 		data, err := os.ReadFile(filepath.Join(events, name))
 		if err != nil {
 			return fmt.Errorf("pushed conversation %s: %w", dir, err)
@@ -213,6 +261,17 @@ func (c *pushedConv) load(dir string) error {
 			continue // never written by Pushed (it writes only objects): not ours to judge
 		}
 		c.note(id, sum)
+		lines = indexLine(lines, idx, id, sum)
+	}
+	switch {
+	case !ok && len(entries) > 0:
+		if err := writeSynced(filepath.Dir(dir), []pendingFile{{name: filepath.Base(dir) + idsSuffix, data: lines, replace: true}}); err != nil {
+			return fmt.Errorf("pushed conversation %s: rebuild its index: %w", dir, err)
+		}
+	case len(lines) > 0:
+		if err := appendSynced(dir+idsSuffix, lines); err != nil {
+			return fmt.Errorf("pushed conversation %s: index: %w", dir, err)
+		}
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
 	switch {
@@ -221,8 +280,59 @@ func (c *pushedConv) load(dir string) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("pushed conversation %s: %w", dir, err)
 	}
-	c.loaded, c.dirty = true, true
+	c.key = PushKey{}
+	data, err = os.ReadFile(dir + keyFileSuffix)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(data, &c.key); err != nil || c.key.IsZero() {
+			// Closed, not open: a binding that cannot be read lets nobody push.
+			return fmt.Errorf("pushed conversation %s: its API key binding %s is unreadable; remove it to let the next key claim the conversation", dir, dir+keyFileSuffix)
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("pushed conversation %s: %w", dir, err)
+	}
+	c.loaded, c.dirty, c.added = true, true, nil
 	return nil
+}
+
+// readIndex notes the events a conversation's index lists and returns the idx
+// after the last; ok is false when there is none or it is damaged (a line cut
+// short by a crash included: the files are read again then).
+func (c *pushedConv) readIndex(path string) (next int64, ok bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	for len(data) > 0 {
+		line, rest, found := bytes.Cut(data, []byte{'\n'})
+		if !found {
+			return 0, false
+		}
+		data = rest
+		var rec [3]json.RawMessage
+		var idx int64
+		var digest, id string
+		var sum [32]byte
+		if json.Unmarshal(line, &rec) != nil || json.Unmarshal(rec[0], &idx) != nil ||
+			json.Unmarshal(rec[1], &digest) != nil || json.Unmarshal(rec[2], &id) != nil {
+			return 0, false
+		}
+		if b, err := hex.DecodeString(digest); err != nil || len(b) != len(sum) {
+			return 0, false
+		}
+		hex.Decode(sum[:], []byte(digest))
+		c.note(id, sum)
+		next = max(next, idx+1)
+	}
+	c.next = next
+	return next, true
+}
+
+// indexLine appends an event file's index line to buf.
+func indexLine(buf []byte, idx int64, id string, sum [32]byte) []byte {
+	q, _ := json.Marshal(id)
+	buf = fmt.Appendf(buf, "[%d,%q,", idx, hex.EncodeToString(sum[:]))
+	return append(append(buf, q...), "]\n"...)
 }
 
 // note records an event as held; an id seen before keeps its first digest, as the
@@ -232,6 +342,45 @@ func (c *pushedConv) note(id string, sum [32]byte) {
 		c.seen[id] = sum
 	}
 	c.held[sum] = true
+}
+
+// keyFileSuffix names, after a conversation folder's path, the file that binds
+// it to an API key: {"name":…,"fingerprint":…} (not .json, which a scan of the
+// folder would sniff as a conversation).
+const keyFileSuffix = ".apikey"
+
+// bind checks that key may push to a conversation (c locked), and binds it to
+// key on its first push: a conversation takes pushes from the key that created
+// it alone. One bound to a key that was revoked since is claimed by key. A
+// zero key checks and binds nothing.
+func (p *Pushed) bind(c *pushedConv, hexID string, key PushKey) error {
+	if key.IsZero() || c.key == key {
+		return nil
+	}
+	if !c.key.IsZero() {
+		live := true
+		if p.KeyLive != nil {
+			var err error
+			if live, err = p.KeyLive(c.key); err != nil {
+				return fmt.Errorf("check the API key of conversation %s: %w", hexID, err)
+			}
+		}
+		if live {
+			// The bound key's name is the person's to read in the log, not the
+			// sender's in the answer.
+			p.store.Logger.Warn("push refused: the conversation is bound to another API key",
+				"conversation", openhands.NormalizeID(hexID), "bound", c.key.Name, "pushed_with", key.Name)
+			return fmt.Errorf("conversation %s: %w", openhands.NormalizeID(hexID), ErrOtherKey)
+		}
+		p.store.Logger.Warn("pushed conversation's API key was revoked; the key pushing now claims it",
+			"conversation", openhands.NormalizeID(hexID), "revoked", c.key.Name, "claimed_by", key.Name)
+	}
+	data, _ := json.Marshal(key)
+	if err := writeSynced(p.dir, []pendingFile{{name: hexID + keyFileSuffix, data: data, replace: true}}); err != nil {
+		return fmt.Errorf("bind conversation %s to its API key: %w", openhands.NormalizeID(hexID), err)
+	}
+	c.key = key
+	return nil
 }
 
 // eventKey is an event's id ("" when it has none) and the digest of its compacted
@@ -287,7 +436,7 @@ func fileID(id string, sum [32]byte) string {
 // (ErrNotObject names the first that is not, and nothing is written). It returns
 // once the events are written, synced and imported; an error is a fault of this
 // machine (or the archive), to answer with a 5xx so the sender retries.
-func (p *Pushed) Events(ctx context.Context, conversation string, events []json.RawMessage) (PushResult, error) {
+func (p *Pushed) Events(ctx context.Context, key PushKey, conversation string, events []json.RawMessage) (PushResult, error) {
 	hexID, err := conversationHex(conversation)
 	if err != nil {
 		return PushResult{}, err
@@ -296,6 +445,9 @@ func (p *Pushed) Events(ctx context.Context, conversation string, events []json.
 	type todo struct {
 		raw  []byte
 		name string
+		idx  int64
+		id   string
+		sum  [32]byte
 	}
 	keys := make([]struct {
 		id  string
@@ -316,6 +468,9 @@ func (p *Pushed) Events(ctx context.Context, conversation string, events []json.
 		return res, err
 	}
 	defer p.done(c)
+	if err := p.bind(c, hexID, key); err != nil {
+		return res, err
+	}
 	dir := filepath.Join(p.dir, hexID)
 	var write []todo
 	next := c.next
@@ -330,7 +485,8 @@ func (p *Pushed) Events(ctx context.Context, conversation string, events []json.
 				"conversation", res.SessionID, "event", k.id)
 		}
 		c.note(k.id, k.sum)
-		write = append(write, todo{raw: raw, name: fmt.Sprintf("event-%05d-%s.json", next, fileID(k.id, k.sum))})
+		write = append(write, todo{raw: raw, name: fmt.Sprintf("event-%05d-%s.json", next, fileID(k.id, k.sum)),
+			idx: next, id: k.id, sum: k.sum})
 		next++
 	}
 	if len(write) > 0 {
@@ -344,8 +500,22 @@ func (p *Pushed) Events(ctx context.Context, conversation string, events []json.
 			c.loaded = false
 			return res, fmt.Errorf("keep pushed events of %s: %w", res.SessionID, err)
 		}
+		var lines []byte
+		for _, w := range write {
+			lines = indexLine(lines, w.idx, w.id, w.sum)
+		}
+		if err := appendSynced(dir+idsSuffix, lines); err != nil {
+			// The files are kept; a load finds those the index does not list.
+			c.loaded = false
+			return res, fmt.Errorf("index pushed events of %s: %w", res.SessionID, err)
+		}
 		c.next, c.dirty = next, true
 		res.Stored = len(write)
+		if c.added != nil {
+			for _, w := range write {
+				c.added = append(c.added, "events/"+w.name)
+			}
+		}
 	}
 	if !c.dirty {
 		return res, nil
@@ -359,10 +529,10 @@ func (p *Pushed) Events(ctx context.Context, conversation string, events []json.
 // Conversation keeps a ConversationInfo an agent server pushed: it is added to the
 // conversation's info history, and becomes its meta.json (title, status, model,
 // stats…) unless the one held is newer by updated_at, so a late redelivery never
-// takes a conversation back. The views take it with the conversation's next new
-// event (the first, for a conversation its info announces): the archive sets a
-// title on the records it reads, and an info alone brings none.
-func (p *Pushed) Conversation(ctx context.Context, info json.RawMessage) (PushResult, error) {
+// takes a conversation back. A conversation with events is imported again at
+// once, so its title shows before the next event; one the info announces takes
+// it with its first event.
+func (p *Pushed) Conversation(ctx context.Context, key PushKey, info json.RawMessage) (PushResult, error) {
 	t := bytes.TrimLeft(info, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
 		return PushResult{}, fmt.Errorf("conversation info: %w", ErrNotObject)
@@ -388,6 +558,9 @@ func (p *Pushed) Conversation(ctx context.Context, info json.RawMessage) (PushRe
 		return res, err
 	}
 	defer p.done(c)
+	if err := p.bind(c, hexID, key); err != nil {
+		return res, err
+	}
 	dir := filepath.Join(p.dir, hexID)
 	if err := appendSynced(filepath.Join(p.dir, hexID+".info.ndjson"), line.Bytes()); err != nil {
 		return res, fmt.Errorf("keep conversation info of %s: %w", res.SessionID, err)
@@ -402,10 +575,17 @@ func (p *Pushed) Conversation(ctx context.Context, info json.RawMessage) (PushRe
 	if ok {
 		c.meta = at
 	}
-	// Imported with the next new event: the archive sets a conversation's title on
-	// the records it reads, and a read of meta.json alone, with no new record,
-	// would pass its title by.
-	return res, nil
+	c.dirty = true
+	if c.added != nil {
+		c.added = append(c.added, "meta.json")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "events")); err != nil {
+		// No event yet: the conversation is archived with its first, and takes
+		// its title from this meta.json then.
+		return res, nil
+	}
+	// Imported now, so the title shows at once, not with the next event.
+	return p.importConv(ctx, c, dir, res)
 }
 
 // infoTime is a ConversationInfo's updated_at (else created_at).
@@ -426,7 +606,12 @@ func infoTime(info []byte) (time.Time, bool) {
 
 // importConv imports a conversation folder; c is locked.
 func (p *Pushed) importConv(ctx context.Context, c *pushedConv, dir string, res PushResult) (PushResult, error) {
-	fr := p.store.ImportFile(ctx, dir, p.Options)
+	// Only the files written since the last import are read (their names are
+	// known when this process imported the folder before): a push costs what it
+	// holds, not what the conversation does.
+	opts := p.Options
+	opts.Added = c.added
+	fr := p.store.ImportFile(ctx, dir, opts)
 	res.Imported, res.Report = true, fr
 	if fr.Verdict == VerdictFailed {
 		msg := "import failed"
@@ -435,7 +620,7 @@ func (p *Pushed) importConv(ctx context.Context, c *pushedConv, dir string, res 
 		}
 		return res, &PushFault{Kind: kindOf(fr), Message: msg}
 	}
-	c.dirty = false
+	c.dirty, c.added = false, []string{}
 	if fr.SessionID != "" {
 		res.SessionID = fr.SessionID
 	}

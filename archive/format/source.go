@@ -46,6 +46,11 @@ type Read struct {
 	// of its files.
 	Bytes     int64
 	FilesRead int
+	// Title, when set, is a title the source now gives the session that no
+	// record of Records carries (a side file changed with no new event, as an
+	// OpenHands ConversationInfo pushed after the events): the store sets it as a
+	// TitleItem would.
+	Title *TitleItem
 	// Stamp is what to give the next ReadSource of this source.
 	Stamp []byte
 	// StampAt, when set, is the stamp of the source as far as its first n Records:
@@ -90,4 +95,13 @@ type File struct {
 	// JSONL file read on from its cursor): the file is now those bytes followed
 	// by Data, and Size and Hash are of Data alone.
 	Append bool
+}
+
+// AddedReader is a SourceReader that can be told which files of a source were
+// added or replaced since its stamp, by a writer that changes the source in no
+// other way (the archive's pushed conversations): it reads those files alone,
+// so the read costs what they hold, not what the source does. It reads as
+// ReadSource does when the stamp does not serve.
+type AddedReader interface {
+	ReadAdded(ctx context.Context, path string, stamp []byte, added []string) (*Read, error)
 }

@@ -28,6 +28,7 @@ type Format struct{}
 var (
 	_ format.Format       = Format{}
 	_ format.SourceReader = Format{}
+	_ format.AddedReader  = Format{}
 )
 
 // Name is "openhands".
@@ -89,12 +90,7 @@ type stamp struct {
 // ReadSource reads a conversation, or what changed in it since stamp
 // (format.SourceReader).
 func (Format) ReadSource(ctx context.Context, path string, raw []byte) (*format.Read, error) {
-	var prev stamp
-	if raw != nil {
-		if err := json.Unmarshal(raw, &prev); err != nil || prev.Snapshot.Unit.Path != path {
-			raw = nil // unreadable or moved: read it in full
-		}
-	}
+	prev, raw := parseStamp(path, raw)
 	r := NewReader()
 	var conv *Conversation
 	var next Snapshot
@@ -131,6 +127,48 @@ func (Format) ReadSource(ctx context.Context, path string, raw []byte) (*format.
 			return &format.Read{Layout: string(prev.Snapshot.Unit.Layout), Unchanged: true, Stamp: raw}, nil
 		}
 	}
+	return build(prev, conv, next, reset, rewritten)
+}
+
+// parseStamp reads a stamp of the source at path; raw is nil when there is none,
+// it is unreadable, or it is of a source that was elsewhere (read in full then).
+func parseStamp(path string, raw []byte) (stamp, []byte) {
+	var prev stamp
+	if raw != nil {
+		if err := json.Unmarshal(raw, &prev); err != nil || prev.Snapshot.Unit.Path != path {
+			return stamp{}, nil
+		}
+	}
+	return prev, raw
+}
+
+// ReadAdded is ReadSource for a folder conversation whose writer says which
+// files it added or replaced since stamp (format.AddedReader): it reads those
+// alone (Reader.ReadAdded), and reads as ReadSource does without a usable stamp
+// or for a layout it does not serve.
+func (f Format) ReadAdded(ctx context.Context, path string, raw []byte, added []string) (*format.Read, error) {
+	prev, raw := parseStamp(path, raw)
+	if raw == nil {
+		return f.ReadSource(ctx, path, nil)
+	}
+	d, ok, err := NewReader().ReadAdded(ctx, prev.Snapshot, added)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return f.ReadSource(ctx, path, raw)
+	}
+	conv := d.Conversation
+	if len(conv.Records) == 0 && len(conv.Files) == 0 && len(conv.Problems) == 0 {
+		return &format.Read{Layout: string(prev.Snapshot.Unit.Layout), Unchanged: true, Stamp: raw}, nil
+	}
+	return build(prev, conv, d.Next, false, nil)
+}
+
+// build is the archive's read of what a read of a conversation found: conv,
+// the whole conversation (reset) or what is new since prev, and next, the
+// snapshot to keep.
+func build(prev stamp, conv *Conversation, next Snapshot, reset bool, rewritten []string) (*format.Read, error) {
 	// A file this machine could not read (permission, I/O error, vanished) is a
 	// fault to report and retry, never a damaged conversation to archive as such.
 	if err := conv.Fault(); err != nil {
@@ -179,9 +217,14 @@ func (Format) ReadSource(ctx context.Context, path string, raw []byte) (*format.
 			title = "" // the archived title stands
 		}
 	}
-	if n := len(out.Records); n > 0 && title != "" && title != st.Title {
+	if n := len(out.Records); title != "" && title != st.Title {
 		st.Title = title
-		out.Records[n-1].Items = append(out.Records[n-1].Items, format.TitleItem{Title: title, Source: &titleFrom})
+		it := format.TitleItem{Title: title, Source: &titleFrom}
+		if n > 0 {
+			out.Records[n-1].Items = append(out.Records[n-1].Items, it)
+		} else {
+			out.Title = &it // a side file alone changed: a title of its own
+		}
 	}
 	if n := len(out.Records); n > 0 && conv.Meta.Usage.PromptTokens+conv.Meta.Usage.CompletionTokens > 0 {
 		// The side files' totals (base_state stats, meta.json) are the latest

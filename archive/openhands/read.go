@@ -67,6 +67,9 @@ type builder struct {
 	known map[string]bool
 	// base is the index of the first record this builder adds.
 	base int
+	// seqFrom is the sequence number the files read should start at (ReadAdded:
+	// the one after the files read before, which it does not list).
+	seqFrom int64
 }
 
 func (b *builder) problem(p Problem) { b.conv.Problems = append(b.conv.Problems, p) }
@@ -157,7 +160,7 @@ func (b *builder) flushByTime() {
 // checkGaps warns when file sequence numbers do not run 0, 1, 2, ...
 // The events are all imported anyway.
 func (b *builder) checkGaps(seqs []int64, names []string) {
-	want := int64(0)
+	want := b.seqFrom
 	for i, s := range seqs {
 		// A gap before a file read earlier was reported then.
 		if s > want && !b.known[names[i]] {

@@ -23,13 +23,13 @@ func Archive(p *archive.Pushed, changed func(sessionID string)) Store {
 	return &archiveStore{pushed: p, changed: changed}
 }
 
-func (s *archiveStore) Events(ctx context.Context, conversation string, events []json.RawMessage) error {
-	res, err := s.pushed.Events(ctx, conversation, events)
+func (s *archiveStore) Events(ctx context.Context, key archive.PushKey, conversation string, events []json.RawMessage) error {
+	res, err := s.pushed.Events(ctx, key, conversation, events)
 	return s.after(res, err)
 }
 
-func (s *archiveStore) Conversation(ctx context.Context, info json.RawMessage) error {
-	res, err := s.pushed.Conversation(ctx, info)
+func (s *archiveStore) Conversation(ctx context.Context, key archive.PushKey, info json.RawMessage) error {
+	res, err := s.pushed.Conversation(ctx, key, info)
 	return s.after(res, err)
 }
 
@@ -37,6 +37,9 @@ func (s *archiveStore) Conversation(ctx context.Context, info json.RawMessage) e
 func (s *archiveStore) after(res archive.PushResult, err error) error {
 	if errors.Is(err, archive.ErrBadConversationID) || errors.Is(err, archive.ErrNotObject) {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if errors.Is(err, archive.ErrOtherKey) {
+		return fmt.Errorf("%w: %v", ErrUnauthorized, err)
 	}
 	if err == nil && res.Imported && res.Report.Changed && res.SessionID != "" && s.changed != nil {
 		s.changed(res.SessionID)

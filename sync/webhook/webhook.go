@@ -24,7 +24,10 @@
 //
 // The API key (X-Session-API-Key, 401 without a valid one) is checked before this
 // handler runs (app.Server's machine wrapper), so an unauthenticated body is never
-// read: unlike FastAPI, malformed JSON without a key gets 401, not 422.
+// read: unlike FastAPI, malformed JSON without a key gets 401, not 422. A
+// conversation is bound to the key of its first push (Options.KeyOf): a push or
+// ConversationInfo for it with another valid key is 401 too, and nothing of it is
+// kept (checklist: "bound to another key → 401").
 package webhook
 
 import (
@@ -39,18 +42,25 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/logbook/logbook/archive"
 )
 
 // Store is where the pushed data goes: archive.Pushed, as the app wires it. Each
 // method returns once what it was given is durable; an error wrapping ErrInvalid
 // is the sender's fault (422), any other a fault of this machine (5xx).
+// key is the API key the request was authenticated with (Options.KeyOf).
 type Store interface {
-	Events(ctx context.Context, conversationID string, events []json.RawMessage) error
-	Conversation(ctx context.Context, info json.RawMessage) error
+	Events(ctx context.Context, key archive.PushKey, conversationID string, events []json.RawMessage) error
+	Conversation(ctx context.Context, key archive.PushKey, info json.RawMessage) error
 }
 
 // ErrInvalid marks a Store error that is the content's fault, not the machine's.
 var ErrInvalid = errors.New("invalid content")
+
+// ErrUnauthorized marks a Store error that refuses the request's API key: the
+// conversation is bound to another key (401).
+var ErrUnauthorized = errors.New("unauthorized")
 
 // DefaultMaxBody is the default limit of one request's body.
 const DefaultMaxBody = 64 << 20
@@ -71,7 +81,11 @@ type Options struct {
 	// BodyTimeout bounds reading one body; 2 minutes when 0 (a 64 MiB body over a
 	// slow link takes a while).
 	BodyTimeout time.Duration
-	Logger      *slog.Logger
+	// KeyOf names the API key a request was authenticated with, which a
+	// conversation is bound to (archive.PushKey); nil, or a zero key, binds
+	// nothing.
+	KeyOf  func(*http.Request) archive.PushKey
+	Logger *slog.Logger
 }
 
 // Handler is the webhook receiver, an http.Handler.
@@ -149,7 +163,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	if err := h.store.Events(r.Context(), conv, events); err != nil {
+	if err := h.store.Events(r.Context(), h.keyOf(r), conv, events); err != nil {
 		h.fail(w, r, err, "events", conv, len(events))
 		return
 	}
@@ -168,11 +182,18 @@ func (h *Handler) serveConversation(w http.ResponseWriter, r *http.Request) {
 		detail(w, http.StatusUnprocessableEntity, "the body must be a JSON object (a ConversationInfo)")
 		return
 	}
-	if err := h.store.Conversation(r.Context(), body); err != nil {
+	if err := h.store.Conversation(r.Context(), h.keyOf(r), body); err != nil {
 		h.fail(w, r, err, "conversation info", "", 1)
 		return
 	}
 	success(w)
+}
+
+func (h *Handler) keyOf(r *http.Request) archive.PushKey {
+	if h.o.KeyOf == nil {
+		return archive.PushKey{}
+	}
+	return h.o.KeyOf(r)
 }
 
 // body reads a request's body within MaxBody and the in-flight budget; on false
@@ -224,6 +245,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error, what, 
 	switch {
 	case errors.Is(err, ErrInvalid):
 		detail(w, http.StatusUnprocessableEntity, err.Error())
+	case errors.Is(err, ErrUnauthorized):
+		detail(w, http.StatusUnauthorized, err.Error())
 	case r.Context().Err() != nil || errors.Is(err, context.Canceled):
 		detail(w, http.StatusServiceUnavailable, "stopped before the "+what+" were stored; send them again")
 	default:

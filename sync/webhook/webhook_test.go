@@ -192,11 +192,13 @@ func TestStorageFailureIs5xx(t *testing.T) {
 		dir := t.TempDir()
 		rc := newReceiver(t, dir, webhook.Options{}, nil)
 		// The pushed folder on a small file system of its own, filled up.
-		mnt := archivetest.Tmpfs(t, "256k")
+		// (Each file takes a page of it: the conversation's ~64 event files, its
+		// meta and its index of ids need ~300k once the filler is gone.)
+		mnt := archivetest.Tmpfs(t, "384k")
 		require.NoError(t, os.MkdirAll(filepath.Dir(rc.pushed.Dir()), 0o700))
 		require.NoError(t, os.Symlink(mnt, rc.pushed.Dir()))
 		filler := filepath.Join(mnt, "filler")
-		require.NoError(t, os.WriteFile(filler, make([]byte, 250<<10), 0o600))
+		require.NoError(t, os.WriteFile(filler, make([]byte, 378<<10), 0o600))
 		c := genConversation(t, 8, 6)
 		s := newSender(rc.url, "k", 5, 1)
 		s.numRetries = 0
@@ -232,8 +234,8 @@ func TestPaths(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, code)
 }
 
-// Conversation info sets the title and model (with the conversation's next
-// events); a late redelivery of an older one does not take them back; every one
+// Conversation info sets the title and model, at once for a conversation with
+// events; a late redelivery of an older one does not take them back; every one
 // is kept; a conversation first seen by its info is imported with its first event.
 func TestConversationInfo(t *testing.T) {
 	ctx := context.Background()
@@ -258,8 +260,14 @@ func TestConversationInfo(t *testing.T) {
 
 	code, _ = post(t, rc.url+"/conversations", "", info("Renamed", "2026-03-01T10:00:00Z"))
 	require.Equal(t, http.StatusOK, code)
+	sess, err = rc.store.Session(ctx, dashed)
+	require.NoError(t, err)
+	assert.Equal(t, "Renamed", sess.Title, "an info after the events shows at once, not with the next event")
 	code, _ = post(t, rc.url+"/conversations", "", info("First title", "2026-03-01T09:00:00Z"))
 	require.Equal(t, http.StatusOK, code)
+	sess, err = rc.store.Session(ctx, dashed)
+	require.NoError(t, err)
+	assert.Equal(t, "Renamed", sess.Title, "a late older info takes nothing back")
 	code, _ = post(t, rc.url+"/events/"+c.id, "", array(c.events[n:]))
 	require.Equal(t, http.StatusOK, code)
 	sess, err = rc.store.Session(ctx, dashed)
@@ -320,4 +328,27 @@ func TestBodyReadFailures(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no answer for a broken body")
 	}
+}
+
+// A conversation whose events came first, with no info (titled by its first user
+// message), shows its ConversationInfo's title as soon as the info is answered.
+func TestConversationInfoAfterEvents(t *testing.T) {
+	ctx := context.Background()
+	rc := newReceiver(t, t.TempDir(), webhook.Options{}, nil)
+	c := genConversation(t, 11, 2)
+	dashed := openhands.NormalizeID(c.id)
+	code, body := post(t, rc.url+"/events/"+c.id, "", array(c.events))
+	require.Equal(t, http.StatusOK, code, body)
+	before, err := rc.store.Session(ctx, dashed)
+	require.NoError(t, err)
+	require.NotEqual(t, "Set by the info", before.Title)
+
+	code, body = post(t, rc.url+"/conversations", "", []byte(fmt.Sprintf(
+		`{"id":%q,"title":"Set by the info","execution_status":"finished","updated_at":"2026-03-01T10:00:00Z"}`, dashed)))
+	require.Equal(t, http.StatusOK, code, body)
+	sess, err := rc.store.Session(ctx, dashed)
+	require.NoError(t, err)
+	assert.Equal(t, "Set by the info", sess.Title)
+	assert.Equal(t, before.Events, sess.Events, "no event more, none less")
+	assert.Equal(t, c.events, archivedEvents(t, rc.store, c.id))
 }
