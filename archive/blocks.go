@@ -131,7 +131,6 @@ func (w *blockWriter) wait() error {
 
 func (w *blockWriter) close() {
 	_ = w.wait()
-	w.stmt.Close()
 	if w.buf != nil { // the block buffers are back (one in hand, one in free), and z
 		for _, b := range [][]byte{w.buf, <-w.free, w.z} {
 			w.bufs.Put(&b)

@@ -35,9 +35,10 @@ const (
 	upsertFileName     = "upsertFile"
 	deleteProblemsName = "deleteProblems"
 	insertProblemName  = "insertProblem"
+	fileRowName        = "fileRow"
 )
 
-// fileSQL holds the statements that save a file, by name: every imported file runs
+// fileSQL holds the statements that load and save a file, by name: every imported file runs
 // them, and preparing them for each one cost about as much as running them.
 var fileSQL = map[string]string{
 	upsertFileName: `
@@ -55,6 +56,10 @@ var fileSQL = map[string]string{
 			last_seq = excluded.last_seq, gone = 0, last_import = excluded.last_import,
 			generation = files.generation + ?
 		RETURNING id`,
+	fileRowName: `
+		SELECT id, session_pk, size, mtime_ns, inode, COALESCE(ctime_ns, 0), prefix_sums, last_seq, upstream,
+		       head_hash, tail_hash, cursor, verdict, COALESCE(error_kind, ''), generation, gone
+		FROM files WHERE path = ?`,
 	deleteProblemsName: `DELETE FROM problems WHERE file_id = ?`,
 	insertProblemName:  `INSERT INTO problems (file_id, severity, kind, line, offset, seq, message) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 }
@@ -74,7 +79,6 @@ func (s *Store) upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64
 		gen = 1
 	}
 	stmt := s.txStmt(ctx, tx, upsertFileName)
-	defer stmt.Close()
 	var id int64
 	err := stmt.QueryRowContext(ctx,
 		u.path, fileFormat(u.format), boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, nil, nil, // head and tail hashes: rows written now have prefix sums instead
@@ -98,12 +102,10 @@ func fileFormat(f string) string {
 // saveProblems replaces a file's stored problems.
 func (s *Store) saveProblems(ctx context.Context, tx *sql.Tx, fileID int64, fatal *Problem, warnings []Problem) error {
 	del := s.txStmt(ctx, tx, deleteProblemsName)
-	defer del.Close()
 	if _, err := del.ExecContext(ctx, fileID); err != nil {
 		return err
 	}
 	stmt := s.txStmt(ctx, tx, insertProblemName)
-	defer stmt.Close()
 	if fatal != nil {
 		if _, err := stmt.ExecContext(ctx, fileID, "error", string(fatal.Kind), fatal.Line, fatal.Offset, fatal.Seq, fatal.Message); err != nil {
 			return err
@@ -152,7 +154,6 @@ func saveBlob(ctx context.Context, tx *sql.Tx, f *os.File, fileID int64, kind st
 	if err != nil {
 		return fmt.Errorf("keep bytes: %w", err)
 	}
-	defer stmt.Close()
 	src := io.NewSectionReader(f, from, 1<<62)
 	buf := make([]byte, blobChunkBytes)
 	var z []byte

@@ -199,8 +199,28 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			e.discard()
 		}
 	}()
+	// Small files never imported before share a write transaction (see
+	// writeBatch); any other file is imported after the batch is committed, in a
+	// transaction of its own.
+	batch := &writeBatch{}
+	defer batch.rollback() // committed on every return but a panic's
+	repAt := map[int]int{} // where each file's report is in rep.Files
+	settle := func() {
+		if batch.commit() == nil && !batch.lost {
+			return
+		}
+		// Rolled back whole (a file in it failed, or SQLite gave up the transaction):
+		// the batch's files are imported again, each on its own, and their reports
+		// are the ones of that try.
+		again := append([]int(nil), batch.pending...)
+		batch.pending, batch.bytes, batch.lost = batch.pending[:0], 0, false
+		for _, k := range again {
+			rep.Files[repAt[k]] = s.importFile(ctx, fms[k], d.Files[k], fileOpts(k), nil, nil)
+		}
+	}
 	for i, f := range d.Files {
 		if err := ctx.Err(); err != nil {
+			settle()
 			return rep, err
 		}
 		if unchanged(i) {
@@ -209,6 +229,7 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			continue
 		}
 		if seam(i) {
+			settle()
 			fo := fileOpts(i)
 			if fo.Progress != nil {
 				fo.Progress(Progress{File: f})
@@ -239,10 +260,24 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			e := s.beginEarly(k, fms[k], d.Files[k], sizes[k], fileOpts(k), after)
 			queue, after = append(queue, e), e.readDone
 		}
+		if known[f] == nil && sizes[i] <= batchFileBytes {
+			s.batch, batch.current = batch, i
+		} else {
+			settle()
+		}
 		fr := s.importFile(ctx, fms[i], f, fo, begun, readDone)
+		s.batch = nil
 		readDone.fire()
+		repAt[i] = len(rep.Files)
 		rep.Files = append(rep.Files, fr)
-		if fr.Error != nil && fr.Error.Kind == KindDiskFull {
+		if n := len(batch.pending); n > 0 && batch.pending[n-1] == i {
+			batch.bytes += sizes[i]
+		}
+		diskFull := fr.Error != nil && fr.Error.Kind == KindDiskFull
+		if batch.lost || diskFull || batch.full() {
+			settle()
+		}
+		if diskFull {
 			// The WAL holds every page written since the last checkpoint, and a
 			// failed transaction leaves it as large as it grew: moving it into the
 			// database and truncating it gives the space back, so the files after this
@@ -252,6 +287,7 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			}
 		}
 	}
+	settle()
 	gone, err := s.markGone(ctx, d.Roots, d.Files)
 	if err != nil {
 		return rep, err
@@ -474,7 +510,9 @@ type begunFile struct {
 func (s *Store) begin(fm format.Format, f *os.File, id identity, opts ImportOptions, readDone *signal) *begunFile {
 	b := &begunFile{fm: fm, f: f, opts: opts}
 	b.pr = &progressReader{r: f, size: id.size, path: f.Name(), fn: opts.Progress}
-	st, err := fm.(format.StreamReader).Open(s.streamSource(opts, f.Name(), b.pr, nil, nil))
+	src := s.streamSource(opts, f.Name(), b.pr, nil, nil)
+	src.Size = id.size
+	st, err := fm.(format.StreamReader).Open(src)
 	if err != nil {
 		b.err = err
 		return b
@@ -605,7 +643,9 @@ func (s *Store) importAppend(ctx context.Context, fm format.Format, f *os.File, 
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
 	pr := &progressReader{r: f, size: id.size, path: path, fn: opts.Progress, n: row.offset}
-	st, err := fm.(format.StreamReader).Open(s.streamSource(opts, path, pr, []byte(row.cursorRaw), []byte(headerRaw)))
+	src := s.streamSource(opts, path, pr, []byte(row.cursorRaw), []byte(headerRaw))
+	src.Size = id.size - row.offset
+	st, err := fm.(format.StreamReader).Open(src)
 	if err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}
@@ -630,10 +670,7 @@ func (s *Store) readReport(ctx context.Context, path, action string, read int64)
 func (s *Store) fileRow(ctx context.Context, path string) (*fileRow, error) {
 	var r fileRow
 	var cursor, upstream sql.NullString
-	err := s.write.QueryRowContext(ctx, `
-		SELECT id, session_pk, size, mtime_ns, inode, COALESCE(ctime_ns, 0), prefix_sums, last_seq, upstream,
-		       head_hash, tail_hash, cursor, verdict, COALESCE(error_kind, ''), generation, gone
-		FROM files WHERE path = ?`, path).Scan(&r.id, &r.sessionPK, &r.size, &r.mtime, &r.inode, &r.ctime, &r.sums,
+	err := s.writeStmt(ctx, fileRowName).QueryRowContext(ctx, path).Scan(&r.id, &r.sessionPK, &r.size, &r.mtime, &r.inode, &r.ctime, &r.sums,
 		&r.lastSeq, &upstream, &r.headHash, &r.tailHash, &cursor, &r.verdict, &r.errorKind, &r.generation, &r.gone)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -739,7 +776,8 @@ func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownF
 	if path != "" {
 		where, args = "AND f.path = ?", []any{path}
 	}
-	rows, err := s.write.QueryContext(ctx, `
+	w := s.writer()
+	rows, err := w.QueryContext(ctx, `
 		SELECT f.id, f.path, f.format, f.compressed, f.size, f.mtime_ns, f.inode, COALESCE(f.ctime_ns, 0), f.gone, f.upstream IS NOT NULL,
 		       COALESCE(s.id, ''), f.verdict,
 		       f.error_kind, f.error_line, f.error_offset, f.error_message, f.records, f.events, f.last_seq
@@ -779,7 +817,7 @@ func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownF
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	prows, err := s.write.QueryContext(ctx, `
+	prows, err := w.QueryContext(ctx, `
 		SELECT p.file_id, p.kind, COALESCE(p.line, 0), COALESCE(p.offset, -1), COALESCE(p.seq, 0), p.message
 		FROM problems p JOIN files f ON f.id = p.file_id
 		WHERE p.severity = 'warning' `+where+`

@@ -79,7 +79,7 @@ func (s *Store) newJob(fm format.Format, f *os.File, id identity, st format.Stre
 // read can start before the session is opened (its checks start empty); an append
 // must wait for the stream's replay of the archived records.
 func (j *importJob) startReading() {
-	j.items, j.stop = readAhead(j.stream, j.prepare, j.readDone.fire)
+	j.items, j.stop = readAhead(j.stream, j.prepare, j.readDone.fire, recordsIn(j.id.size, j.compressed))
 }
 
 // prepare is the work done on a record on the preparing goroutine (see readAhead).
@@ -92,8 +92,13 @@ func (j *importJob) prepare(rec *format.StreamRecord) {
 
 // run imports the records the reader yields. prev is the stored row when resuming
 // after a cursor (append), nil for a full read.
-func (j *importJob) run(ctx context.Context, prev *fileRow) error {
+func (j *importJob) run(cctx context.Context, prev *fileRow) error {
 	s := j.store
+	// Statements run without the caller's cancellation (cctx): a statement
+	// interrupted inside a transaction makes SQLite roll back the whole transaction,
+	// which in a batch holds other files' work, and a cancellable context makes the
+	// driver start a watcher per statement. The loop checks cctx between records.
+	ctx := context.WithoutCancel(cctx)
 	defer func() {
 		if j.stop != nil {
 			j.stop()
@@ -102,18 +107,19 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	if prev == nil && j.items == nil {
 		j.startReading()
 	}
-	tx, err := s.write.BeginTx(ctx, nil)
+	ftx, err := s.beginFile(cctx)
 	if err != nil {
 		return err
 	}
-	defer func() { tx.Rollback() }()
+	defer func() { ftx.rollback() }()
+	tx := ftx.Tx
 
 	st, dup, err := j.openSession(ctx, tx, prev)
 	if err != nil {
 		return err
 	}
 	if dup != "" {
-		return j.saveDuplicate(ctx, tx, dup)
+		return j.saveDuplicate(ctx, ftx, dup)
 	}
 	proj := newProjector(ctx, tx, s, j.pk, st)
 	batch := j.opts.BatchRecords
@@ -136,9 +142,9 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 			return it.err
 		}
 		rec := &it.rec.Record
-		if rec.Line%4096 == 0 && ctx.Err() != nil {
+		if rec.Line%4096 == 0 && cctx.Err() != nil && ftx.stoppable() {
 			proj.close()
-			return ctx.Err()
+			return cctx.Err()
 		}
 		if rec.Line <= j.maxLine {
 			// Already archived (the recovered part of a torn frame): it must not have
@@ -177,18 +183,16 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 			}
 			j.scheduleChanges += proj.scheduleChanges
 			proj.close()
-			if err := tx.Commit(); err != nil {
+			if err := ftx.durable(cctx); err != nil {
 				return err
 			}
 			if j.opts.Committed != nil {
 				j.opts.Committed(j.path, at.Line)
 			}
-			if err := ctx.Err(); err != nil {
+			if err := cctx.Err(); err != nil {
 				return err // what is committed stays; the next import resumes there
 			}
-			if tx, err = s.write.BeginTx(ctx, nil); err != nil {
-				return err
-			}
+			tx = ftx.Tx
 			proj = newProjector(ctx, tx, s, j.pk, proj.st)
 		}
 	}
@@ -226,7 +230,7 @@ func (j *importJob) run(ctx context.Context, prev *fileRow) error {
 	if err := proj.blocks.wait(); err != nil {
 		return err
 	}
-	return tx.Commit()
+	return ftx.commit()
 }
 
 // openSession finds or creates the session row and, on an append, catches the
@@ -246,7 +250,7 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 		return st, "", j.replay(ctx, tx)
 	}
 	h := j.facts
-	err := tx.QueryRowContext(ctx, `SELECT pk FROM sessions WHERE id = ?`, h.ID).Scan(&j.pk)
+	err := j.store.txStmt(ctx, tx, findSessionName).QueryRowContext(ctx, h.ID).Scan(&j.pk)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		j.pk, err = j.store.createSession(ctx, tx, j.format, h)
@@ -270,11 +274,7 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 // createSession creates the session a source of format f describes.
 func (s *Store) createSession(ctx context.Context, tx *sql.Tx, f format.Format, h *format.SessionFacts) (int64, error) {
 	var pk int64
-	err := tx.QueryRowContext(ctx, `
-		INSERT INTO sessions (id, agent, format, header_raw, version, created_at, cwd, project, parent_session,
-			seed_length, origin, delegation_depth, agent_preset, health, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)
-		RETURNING pk`, h.ID, f.Name(), f.Name(), string(h.Raw), h.Version, h.CreatedAt, nullStr(h.Cwd), h.Cwd,
+	err := s.txStmt(ctx, tx, createSessionName).QueryRowContext(ctx, h.ID, f.Name(), f.Name(), string(h.Raw), h.Version, h.CreatedAt, nullStr(h.Cwd), h.Cwd,
 		nullStr(h.Parent), seedArg(h), nullStr(h.Origin), h.DelegationDepth, nullStr(h.AgentPreset),
 		s.Now().UnixMilli()).Scan(&pk)
 	if err != nil {
@@ -443,11 +443,20 @@ const (
 	deleteSchedulesName = "deleteSchedules"
 	insertScheduleName  = "insertSchedule"
 	saveSessionName     = "saveSession"
+	findSessionName     = "findSession"
+	createSessionName   = "createSession"
 )
 
-// sessionSQL holds the statements every imported session runs at its end, by name
+// sessionSQL holds the statements every imported session runs to find or create
+// its row and at its end, by name
 // (see fileSQL).
 var sessionSQL = map[string]string{
+	findSessionName: `SELECT pk FROM sessions WHERE id = ?`,
+	createSessionName: `
+		INSERT INTO sessions (id, agent, format, header_raw, version, created_at, cwd, project, parent_session,
+			seed_length, origin, delegation_depth, agent_preset, health, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)
+		RETURNING pk`,
 	scheduleChangesName: `
 		SELECT line, raw FROM schedule_changes
 		WHERE session_pk = ? AND seq >= ?
@@ -470,7 +479,6 @@ var sessionSQL = map[string]string{
 // on; a fork never adopts its parent's reminders) into the schedules table.
 func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]Problem, error) {
 	sel := j.store.txStmt(ctx, tx, scheduleChangesName)
-	defer sel.Close()
 	rows, err := sel.QueryContext(ctx, j.pk, j.facts.SeedLength)
 	if err != nil {
 		return nil, err
@@ -495,7 +503,6 @@ func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]Problem, e
 		return nil, err
 	}
 	del := j.store.txStmt(ctx, tx, deleteSchedulesName)
-	defer del.Close()
 	if _, err := del.ExecContext(ctx, j.pk); err != nil {
 		return nil, err
 	}
@@ -503,7 +510,6 @@ func (j *importJob) foldSchedules(ctx context.Context, tx *sql.Tx) ([]Problem, e
 		return nil, nil
 	}
 	ins := j.store.txStmt(ctx, tx, insertScheduleName)
-	defer ins.Close()
 	for _, sc := range fold.Schedules() {
 		var after, every, ended, accepted any
 		if sc.Kind == "after" {
@@ -532,7 +538,6 @@ func (j *importJob) saveSession(ctx context.Context, tx *sql.Tx, st projState, v
 	state, _ := json.Marshal(st)
 	models, _ := json.Marshal(append([]string{}, st.Models...))
 	stmt := j.store.txStmt(ctx, tx, saveSessionName)
-	defer stmt.Close()
 	_, err := stmt.ExecContext(ctx,
 		nullStr(st.Title), nullStr(st.TitleSource), string(models), st.FirstTime, nullZero(st.LastTime),
 		st.Records, st.Events, st.Turns, st.Messages, st.ToolCalls,
@@ -631,7 +636,7 @@ func storedFileReport(path string, h *format.SessionFacts, pk int64, res format.
 
 // saveDuplicate records a file whose session another live file already archives:
 // its verdict is still computed, but its records are not stored twice.
-func (j *importJob) saveDuplicate(ctx context.Context, tx *sql.Tx, owner string) error {
+func (j *importJob) saveDuplicate(ctx context.Context, ftx *fileTx, owner string) error {
 	for {
 		err := (<-j.items).err
 		if errors.Is(err, io.EOF) {
@@ -646,19 +651,24 @@ func (j *importJob) saveDuplicate(ctx context.Context, tx *sql.Tx, owner string)
 	warn := Problem{Kind: "duplicate-session", Line: 1, Offset: 0,
 		Message: fmt.Sprintf("session %s is already archived from %s; this copy was checked but not stored again", j.facts.ID, owner)}
 	j.pk = 0
-	return errors.Join(j.saveFile(ctx, tx, res, projState{Records: res.Records, Events: res.Events, LastSeq: res.LastSeq},
-		append(res.Warnings, warn)), tx.Commit())
+	if err := j.saveFile(ctx, ftx.Tx, res, projState{Records: res.Records, Events: res.Events, LastSeq: res.LastSeq},
+		append(res.Warnings, warn)); err != nil {
+		return err
+	}
+	return ftx.commit()
 }
 
 // saveRefused records a file whose stream refused it (its header unsupported or
 // bad): no session, but the verdict and the original bytes are kept.
 func (j *importJob) saveRefused(ctx context.Context) error {
 	s, res := j.store, j.stream.Result()
-	tx, err := s.write.BeginTx(ctx, nil)
+	ftx, err := s.beginFile(ctx)
+	ctx = context.WithoutCancel(ctx) // see run
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer ftx.rollback()
+	tx := ftx.Tx
 	fileID, err := s.upsertFile(ctx, tx, fileUpsert{
 		path: j.path, format: j.format.Name() + "/" + j.layout, compressed: j.compressed, id: j.id, cursor: "",
 		verdict: res.Verdict, problem: res.Problem, lastSeq: -1, now: s.Now().UnixMilli(), rewritten: j.row != nil,
@@ -674,5 +684,5 @@ func (j *importJob) saveRefused(ctx context.Context) error {
 			return err
 		}
 	}
-	return tx.Commit()
+	return ftx.commit()
 }

@@ -61,7 +61,7 @@ func TestReadAheadHoldsAByteBudget(t *testing.T) {
 	r, err := dsh.Format{}.Open(format.StreamSource{Path: "session.jsonl", Data: src})
 	require.NoError(t, err)
 	defer r.Close()
-	items, stop := readAhead(r, func(*format.StreamRecord) {}, func() {})
+	items, stop := readAhead(r, func(*format.StreamRecord) {}, func() {}, 0)
 	defer stop()
 
 	read := settled(src)
@@ -90,7 +90,7 @@ func TestReadAheadStopsWhileWaitingForBudget(t *testing.T) {
 	require.NoError(t, err)
 	defer r.Close()
 	finished := make(chan struct{})
-	_, stop := readAhead(r, func(*format.StreamRecord) {}, func() { close(finished) })
+	_, stop := readAhead(r, func(*format.StreamRecord) {}, func() { close(finished) }, 0)
 	settled(src)
 	done := make(chan struct{})
 	go func() { stop(); close(done) }()

@@ -44,8 +44,9 @@ type projector struct {
 	ctx    context.Context
 	pk     int64
 	st     projState
-	stmts  map[string]*sql.Stmt
-	events []any // queued events rows, eventColumns values each
+	tx     *sql.Tx
+	s      *Store // whose statements, bound to tx, the projection runs (txStmt)
+	events []any  // queued events rows, eventColumns values each
 	blocks *blockWriter
 	// scheduleChanges counts the schedule changes stored, so an import can
 	// skip re-folding schedules when there are none.
@@ -136,11 +137,8 @@ func newProjector(ctx context.Context, tx *sql.Tx, s *Store, pk int64, st projSt
 	// driver start a watcher per statement, which costs more than the insert. The
 	// import loop checks for cancellation between records instead.
 	ctx = context.WithoutCancel(ctx)
-	p := &projector{ctx: ctx, pk: pk, st: st, stmts: map[string]*sql.Stmt{}}
-	for name := range projectorSQL {
-		p.stmts[name] = tx.StmtContext(ctx, s.stmts[name])
-	}
-	p.blocks = newBlockWriter(ctx, tx.StmtContext(ctx, s.stmts[blockInsertName]), pk, s.zenc, &s.blockBufs)
+	p := &projector{ctx: ctx, pk: pk, st: st, tx: tx, s: s}
+	p.blocks = newBlockWriter(ctx, s.txStmt(ctx, tx, blockInsertName), pk, s.zenc, &s.blockBufs)
 	return p
 }
 
@@ -177,13 +175,10 @@ func (p *projector) flushEvents() error {
 
 func (p *projector) close() {
 	p.blocks.close()
-	for _, s := range p.stmts {
-		s.Close()
-	}
 }
 
 func (p *projector) exec(name string, args ...any) error {
-	if _, err := p.stmts[name].ExecContext(p.ctx, args...); err != nil {
+	if _, err := p.s.txStmt(p.ctx, p.tx, name).ExecContext(p.ctx, args...); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil

@@ -75,12 +75,15 @@ func (b *byteBudget) close() {
 // The records between the reader and the writer hold at most readAheadBytes (see
 // byteBudget): a third goroutine hands them over one at a time on an unbuffered
 // channel and gives back their bytes once the writer has taken each.
-func readAhead(r format.Stream, prepare func(*format.StreamRecord), finished func()) (<-chan readItem, func()) {
-	read := make(chan readItem, 256)
+//
+// records estimates how many records the stream holds (0: unknown): the queues
+// are no longer than that needs.
+func readAhead(r format.Stream, prepare func(*format.StreamRecord), finished func(), records int) (<-chan readItem, func()) {
+	read := make(chan readItem, queueLen(records, 256))
 	// A deep queue lets the reader run through a small file (a few hundred records)
 	// while the writer waits for the previous file's last block; the byte budget
 	// keeps a run of large records from filling it with gigabytes.
-	prepared := make(chan readItem, 1024)
+	prepared := make(chan readItem, queueLen(records, 1024))
 	items := make(chan readItem)
 	quit := make(chan struct{})
 	budget := newByteBudget(readAheadBytes)
@@ -144,4 +147,25 @@ func readAhead(r format.Stream, prepare func(*format.StreamRecord), finished fun
 			done.Wait()
 		}
 	}
+}
+
+// queueLen is the length of a queue of at most max records for a stream of about
+// records records (0: unknown). A queue is cleared when it is made, which for the
+// longest ones cost a small session more than reading it.
+func queueLen(records, max int) int {
+	if records <= 0 {
+		return max
+	}
+	return min(records+16, max)
+}
+
+// recordsIn estimates the records of a source of size bytes from the top: the
+// lines of a plain file are rarely under 64 bytes, a compressed one's bytes hold
+// about eight times as many.
+func recordsIn(size int64, compressed bool) int {
+	per := int64(64)
+	if compressed {
+		per = 8
+	}
+	return int(min(size/per, 1<<20))
 }

@@ -47,6 +47,16 @@ type Store struct {
 	// per file, which cost more than a small session's inserts.
 	stmts     map[string]*sql.Stmt
 	blockBufs sync.Pool // block buffers reused from file to file (see newBlockWriter)
+	// bound holds stmts bound to the write transaction they last ran in (boundTx):
+	// binding a dozen statements to every file's transaction cost about as much as a
+	// small session's inserts, and a batch's files share one transaction.
+	boundMu sync.Mutex
+	boundTx *sql.Tx
+	bound   map[string]*sql.Stmt
+	// batch is the write transaction the new files of the running Import share, or
+	// nil (see writeBatch). Only the importing goroutine, under the import lock,
+	// touches it.
+	batch *writeBatch
 	// readOnly is set by OpenReadOnly: nothing is ever written, and the methods that
 	// write return ErrReadOnly.
 	readOnly bool
@@ -155,9 +165,20 @@ func (s *Store) prepare(ctx context.Context) error {
 	return nil
 }
 
-// txStmt binds the prepared statement name to tx; close it when done.
+// txStmt is the prepared statement name bound to tx. It stays bound until tx ends
+// (database/sql closes it then): callers never close it.
 func (s *Store) txStmt(ctx context.Context, tx *sql.Tx, name string) *sql.Stmt {
-	return tx.StmtContext(ctx, s.stmts[name])
+	s.boundMu.Lock()
+	defer s.boundMu.Unlock()
+	if s.boundTx != tx {
+		s.boundTx, s.bound = tx, map[string]*sql.Stmt{}
+	}
+	st := s.bound[name]
+	if st == nil {
+		st = tx.StmtContext(context.WithoutCancel(ctx), s.stmts[name])
+		s.bound[name] = st
+	}
+	return st
 }
 
 // ownerOnly makes the archive file readable by its owner alone (0600), creating it

@@ -81,11 +81,12 @@ func (s *Store) guardRewrite(ctx context.Context, fm format.Format, f *os.File, 
 	}
 	state, _ := json.Marshal(up)
 
-	tx, err := s.write.BeginTx(ctx, nil)
+	ftx, err := s.beginFile(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
+	defer ftx.rollback()
+	tx := ftx.Tx
 	var kind, msg, line, off any
 	if p := chk.Error; p != nil {
 		kind, msg, line, off = string(p.Kind), p.Message, p.Line, p.Offset
@@ -109,7 +110,7 @@ func (s *Store) guardRewrite(ctx context.Context, fm format.Format, f *os.File, 
 		HealthDamaged, now, row.sessionPK.Int64); err != nil {
 		return nil, err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := ftx.commit(); err != nil {
 		return nil, err
 	}
 	fr, err := s.readReport(ctx, path, "kept", id.size)

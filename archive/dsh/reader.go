@@ -41,6 +41,21 @@ type Options struct {
 	// only allow that much; larger frames go to a bounded decoder of the Reader's
 	// own. The Reader never closes it.
 	Decoder format.FrameDecoder
+	// SizeHint is how many bytes the input holds, when known (0: unknown): a
+	// smaller input is read with a smaller buffer than readBufferSize.
+	SizeHint int64
+}
+
+// readBufferSize is the size of the buffer the input is read through.
+const readBufferSize = 256 << 10
+
+// readBuffer is the buffer size for an input of size bytes (0: unknown): a small
+// file's buffer fits it, as clearing 256 KiB cost more than reading a small session.
+func readBuffer(size int64) int {
+	if size <= 0 || size >= readBufferSize {
+		return readBufferSize
+	}
+	return max(int(size)+1, 4096)
 }
 
 // Limits on what one line and one frame may hold. dsh writes one event per line and
@@ -133,7 +148,7 @@ func NewReader(r io.Reader, compressed bool, opts Options) *Reader {
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := bufio.NewReaderSize(r, readBuffer(opts.SizeHint))
 	rd := &Reader{opts: opts, compressed: compressed, br: br, frameIdx: -1}
 	rd.rd.detached = opts.Detached
 	rd.rd.compact = opts.CompactRows
@@ -289,7 +304,8 @@ func (r *Reader) keep(line []byte) []byte {
 		return append([]byte(nil), line...)
 	}
 	if cap(r.lineSlab)-len(r.lineSlab) < len(line) {
-		r.lineSlab = make([]byte, 0, lineSlabSize)
+		// Slabs grow from small ones: a small file needs no 256 KiB.
+		r.lineSlab = make([]byte, 0, min(lineSlabSize, max(2*slabLineMax, 2*cap(r.lineSlab))))
 	}
 	i := len(r.lineSlab)
 	r.lineSlab = append(r.lineSlab, line...)

@@ -21,7 +21,8 @@ const (
 func (Format) Open(src format.StreamSource) (format.Stream, error) {
 	compressed := strings.HasSuffix(src.Path, ".zstd")
 	opts := Options{Strict: src.Strict, Header: HeaderOptions{Lenient: src.LenientHeaders}, Detached: true,
-		CompactRows: true} // the import never looks at a stream delta on its own
+		CompactRows: true, // the import never looks at a stream delta on its own
+		SizeHint:    src.Size}
 	if compressed && src.Decoder != nil {
 		opts.Decoder = src.Decoder
 	}

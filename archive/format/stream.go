@@ -39,6 +39,10 @@ type StreamSource struct {
 	// Strict makes every record-level problem fatal; LenientHeaders accepts the
 	// headers of pre-release writers.
 	Strict, LenientHeaders bool
+	// Size is how many bytes Data holds, when known (0: unknown): a format may size
+	// its buffers to it, as a small file read with buffers made for large ones
+	// spends more on clearing them than on its records.
+	Size int64
 	// Decoder, when set, is the store's zstd decoder, which a format whose files
 	// hold zstd frames may use for frames it has checked are small (creating one
 	// per file costs more than a small session's import). It never closes it.
