@@ -221,6 +221,11 @@ func (j *importJob) run(cctx context.Context, prev *fileRow) error {
 		}
 		warnings = append(warnings, folded...)
 	}
+	if s.importFault != nil {
+		if err := s.importFault(j.path); err != nil {
+			return err
+		}
+	}
 	if err := j.saveSession(ctx, tx, proj.st, res.Verdict); err != nil {
 		return err
 	}

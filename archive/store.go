@@ -57,6 +57,10 @@ type Store struct {
 	// nil (see writeBatch). Only the importing goroutine, under the import lock,
 	// touches it.
 	batch *writeBatch
+	// importFault, when set (by a test), is asked before each file's session is
+	// saved: an error it returns is a fault of the machine in the middle of the
+	// file, its records written but not its totals.
+	importFault func(path string) error
 	// readOnly is set by OpenReadOnly: nothing is ever written, and the methods that
 	// write return ErrReadOnly.
 	readOnly bool

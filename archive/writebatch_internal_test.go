@@ -1,0 +1,164 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive/dshgen"
+)
+
+// smallSessions writes n small generated sessions under a new root and returns
+// the root, their paths in the order an import walks them, and their bytes by
+// session id.
+func smallSessions(t *testing.T, n int) (string, []string, map[string][]byte) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "sessions")
+	want := map[string][]byte{}
+	for i := range n {
+		l := dshgen.Generate(dshgen.Options{Seed: uint64(i) + 1, Cwd: fmt.Sprintf("/home/dev/project-%d", i%3),
+			CreatedAt: dshgen.DefaultCreatedAt + int64(i)*60_000, Turns: 1, StepsPerTurn: 1,
+			ChunkTokens: 20, ToolResultBytes: 200})
+		_, err := l.WriteFile(root, false)
+		require.NoError(t, err)
+		want[l.ID()] = l.JSONL()
+	}
+	d := Discover([]string{root})
+	require.Len(t, d.Files, n)
+	return root, d.Files, want
+}
+
+func openTestStore(t *testing.T) *Store {
+	t.Helper()
+	s := New(filepath.Join(t.TempDir(), "logbook.db"))
+	require.NoError(t, s.Open(context.Background()))
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// assertArchived checks that every file reported ok is archived whole.
+func assertArchived(t *testing.T, s *Store, rep *ImportReport, want map[string][]byte) {
+	t.Helper()
+	for _, f := range rep.Files {
+		if f.Verdict != VerdictOK {
+			continue
+		}
+		var out bytes.Buffer
+		if assert.NoError(t, s.ExportJSONL(context.Background(), f.SessionID, &out), "%s is reported ok", f.Path) {
+			assert.Equal(t, string(want[f.SessionID]), out.String(), "%s is archived whole", f.Path)
+		}
+	}
+}
+
+// TestImportBatch covers the write transaction that the small new files of an
+// import share (writeBatch).
+func TestImportBatch(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("AFileThatFailsSpoilsNoOther", func(t *testing.T) {
+		// A fault in the middle of one file (its records written, its totals not)
+		// rolls back the batch it was in: the files before and after it are still
+		// archived and reported as without it, and it alone is failed and read again
+		// by the next import.
+		root, paths, want := smallSessions(t, 12)
+		s := openTestStore(t)
+		bad := paths[5]
+		s.importFault = func(path string) error {
+			if path == bad {
+				return errors.New("injected fault")
+			}
+			return nil
+		}
+		rep, err := s.Import(ctx, []string{root}, ImportOptions{})
+		require.NoError(t, err)
+		require.Len(t, rep.Files, len(paths))
+		for _, f := range rep.Files {
+			if f.Path == bad {
+				assert.Equal(t, VerdictFailed, f.Verdict)
+				if assert.NotNil(t, f.Error) {
+					assert.Contains(t, f.Error.Message, "injected fault")
+				}
+				continue
+			}
+			assert.Equal(t, VerdictOK, f.Verdict, "%s: %+v", f.Path, f.Error)
+			assert.Equal(t, "new", f.Action, f.Path)
+			assert.Equal(t, int64(len(want[f.SessionID])), f.Bytes, f.Path)
+		}
+		assert.Equal(t, 11, rep.Summary.OK)
+		assert.Equal(t, 1, rep.Summary.Failed)
+		assertArchived(t, s, rep, want)
+		files, err := s.Files(ctx)
+		require.NoError(t, err)
+		assert.Len(t, files, 11, "the failed file is not recorded: the next import reads it again")
+
+		s.importFault = nil
+		rep, err = s.Import(ctx, []string{root}, ImportOptions{})
+		require.NoError(t, err)
+		for _, f := range rep.Files {
+			assert.Equal(t, VerdictOK, f.Verdict, "%s: %+v", f.Path, f.Error)
+			assert.Equal(t, f.Path == bad, f.Changed, "only the failed file is read again: %s", f.Path)
+		}
+		assertArchived(t, s, rep, want)
+	})
+
+	t.Run("ReportsMatchUnbatched", func(t *testing.T) {
+		// A file's report is the same whether its file was imported in a batch or
+		// alone.
+		root, paths, _ := smallSessions(t, 6)
+		batched := openTestStore(t)
+		rep, err := batched.Import(ctx, []string{root}, ImportOptions{})
+		require.NoError(t, err)
+		alone := openTestStore(t)
+		for i, p := range paths {
+			fr := alone.ImportFile(ctx, p, ImportOptions{})
+			assert.Equal(t, fr, rep.Files[i], p)
+		}
+	})
+
+	t.Run("CancelledKeepsWhatItReported", func(t *testing.T) {
+		// An import stopped between files commits the files it reported done: none
+		// is lost, and the next import reads only the rest.
+		root, paths, want := smallSessions(t, 10)
+		s := openTestStore(t)
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		rep, err := s.Import(cctx, []string{root}, ImportOptions{Progress: func(p Progress) {
+			if p.File == paths[6] {
+				cancel()
+			}
+		}})
+		require.ErrorIs(t, err, context.Canceled)
+		done := 0
+		for _, f := range rep.Files {
+			if f.Verdict == VerdictOK {
+				done++
+			}
+		}
+		// Files are begun up to two ahead of the one being written (readAheadFiles).
+		require.GreaterOrEqual(t, done, 6-readAheadFiles, "the files before the cancellation are done")
+		require.Less(t, done, len(paths))
+		assertArchived(t, s, rep, want)
+
+		// Reopened, as after the process ended.
+		require.NoError(t, s.Close())
+		s = New(s.Path)
+		require.NoError(t, s.Open(ctx))
+		rep2, err := s.Import(ctx, []string{root}, ImportOptions{})
+		require.NoError(t, err)
+		reread := 0
+		for _, f := range rep2.Files {
+			assert.Equal(t, VerdictOK, f.Verdict, "%s: %+v", f.Path, f.Error)
+			if f.Changed {
+				reread++
+			}
+		}
+		assert.Equal(t, len(paths)-done, reread, "only the files not reported done are read again")
+		assertArchived(t, s, rep2, want)
+	})
+}
