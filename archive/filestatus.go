@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/logbook/logbook/archive/dsh"
 )
 
 // A file whose session another live file already archives is recorded without a
@@ -117,6 +119,38 @@ func (s *Store) FileProblems(ctx context.Context, path string) ([]Problem, error
 			return nil, err
 		}
 		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// InterruptedSessions returns the sessions whose log ends mid-activity, in one
+// query: a live (non-duplicate) file of theirs holds warnings and an
+// interrupted-tail problem at or after its last record (one earlier in the log, a
+// lifetime that was resumed, does not count). They come most recently imported
+// first, each once.
+func (s *Store) InterruptedSessions(ctx context.Context) ([]string, error) {
+	rows, err := s.read.QueryContext(ctx, `
+		SELECT s.id
+		FROM files f JOIN sessions s ON s.pk = f.session_pk
+		WHERE EXISTS (SELECT 1 FROM problems p WHERE p.file_id = f.id AND p.kind = ? AND COALESCE(p.line, 0) >= f.records)
+		  AND EXISTS (SELECT 1 FROM problems p WHERE p.file_id = f.id AND p.severity = 'warning')
+		  AND NOT EXISTS (SELECT 1 FROM problems p WHERE p.file_id = f.id AND p.kind = '`+duplicateKind+`')
+		ORDER BY f.last_import DESC, f.id DESC`, string(dsh.KindInterruptedTail))
+	if err != nil {
+		return nil, fmt.Errorf("interrupted sessions: %w", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	seen := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
 	}
 	return out, rows.Err()
 }
