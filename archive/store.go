@@ -57,6 +57,9 @@ type Store struct {
 	// nil (see writeBatch). Only the importing goroutine, under the import lock,
 	// touches it.
 	batch *writeBatch
+	// readStmts are the reader's statements that an index build runs for every
+	// session (blocksSQL), prepared at their first use.
+	readStmts lazyStmts
 	// importFault, when set (by a test), is asked before each file's session is
 	// saved: an error it returns is a fault of the machine in the middle of the
 	// file, its records written but not its totals.
@@ -68,7 +71,7 @@ type Store struct {
 
 // New returns a Store for the database file at path; call Open before use.
 func New(path string) *Store {
-	return &Store{Path: path, Logger: slog.Default(), Now: time.Now}
+	return &Store{Path: path, Logger: slog.Default(), Now: time.Now, readStmts: lazyStmts{queries: blocksSQL}}
 }
 
 // archivedBlockMax bounds one decoded block of archived lines. A block is about
@@ -243,7 +246,7 @@ func createWithLargePages(path string) error {
 
 // Close closes both pools; it is safe on a partly opened Store.
 func (s *Store) Close() error {
-	var errs []error
+	errs := []error{s.readStmts.close()}
 	if s.read != nil {
 		errs = append(errs, s.read.Close())
 	}
