@@ -68,7 +68,9 @@ func newBlockWriter(ctx context.Context, stmt *sql.Stmt, pk int64, zenc *zstd.En
 		if buf, _ := bufs.Get().(*[]byte); buf != nil {
 			return (*buf)[:0]
 		}
-		return make([]byte, 0, blockTarget+64<<10)
+		// Grown by append as a block fills: the pool is emptied by every other
+		// GC, and a small session's block is a few KiB.
+		return make([]byte, 0, 64<<10)
 	}
 	w.free <- get()
 	w.free <- get()

@@ -159,13 +159,13 @@ func queueLen(records, max int) int {
 	return min(records+16, max)
 }
 
-// recordsIn estimates the records of a source of size bytes from the top: the
-// lines of a plain file are rarely under 64 bytes, a compressed one's bytes hold
-// about eight times as many.
+// recordsIn estimates the records of a source of size bytes: the lines of a
+// plain file are rarely under 128 bytes, a compressed one's bytes hold about
+// eight times as many. (A queue too short only makes the reader wait sooner.)
 func recordsIn(size int64, compressed bool) int {
-	per := int64(64)
+	per := int64(128)
 	if compressed {
-		per = 8
+		per = 16
 	}
 	return int(min(size/per, 1<<20))
 }

@@ -304,8 +304,13 @@ func (r *Reader) keep(line []byte) []byte {
 		return append([]byte(nil), line...)
 	}
 	if cap(r.lineSlab)-len(r.lineSlab) < len(line) {
-		// Slabs grow from small ones: a small file needs no 256 KiB.
-		r.lineSlab = make([]byte, 0, min(lineSlabSize, max(2*slabLineMax, 2*cap(r.lineSlab))))
+		// Slabs grow from small ones: a small file needs no 256 KiB. A plain file's
+		// lines all fit in its size.
+		first := 4 << 10
+		if !r.compressed && r.opts.SizeHint > 0 {
+			first = int(min(r.opts.SizeHint, lineSlabSize))
+		}
+		r.lineSlab = make([]byte, 0, min(lineSlabSize, max(2*cap(r.lineSlab), len(line), first)))
 	}
 	i := len(r.lineSlab)
 	r.lineSlab = append(r.lineSlab, line...)

@@ -37,8 +37,13 @@ type recordDecoder struct {
 // value.
 type member struct{ key, val []byte }
 
-// slabSize is how many items one slab allocation holds.
-const slabSize = 512
+// slabSize is how many items one slab allocation holds at most; the first slab
+// of a reader holds slabFirst, and each next one twice as many as the last, so a
+// small file's few records do not cost four slabs of 512.
+const (
+	slabSize  = 512
+	slabFirst = 16
+)
 
 // cut returns n fresh items of *slab, starting a new slab when it is used up; with
 // own set, n items of their own instead.
@@ -47,7 +52,7 @@ func cut[T any](slab *[]T, n int, own bool) []T {
 		return make([]T, n)
 	}
 	if cap(*slab)-len(*slab) < n {
-		*slab = make([]T, 0, max(slabSize, n))
+		*slab = make([]T, 0, max(min(slabSize, 2*cap(*slab)), slabFirst, n))
 	}
 	i := len(*slab)
 	*slab = (*slab)[:i+n]
