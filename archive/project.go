@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/s2"
@@ -55,7 +56,6 @@ type projector struct {
 
 // projectorSQL holds every statement the projection runs, by name.
 var projectorSQL = map[string]string{
-	"event":  eventsInsert(1),
 	"events": eventsInsert(eventBatch),
 	"scheduleChange": `INSERT INTO schedule_changes (session_pk, seq, line, raw) VALUES (?, ?, ?, ?)
 		ON CONFLICT (session_pk, seq) DO NOTHING`,
@@ -105,6 +105,17 @@ var projectorSQL = map[string]string{
 		VALUES (?, ?, 'compaction', ?, ?, ?, ?, ?)
 		ON CONFLICT (session_pk, compaction_id) DO UPDATE SET
 			end_seq = excluded.end_seq, ended_at = excluded.ended_at, error = excluded.error, status = excluded.status`,
+}
+
+// eventsName names the INSERT of n events rows, n a power of two up to
+// eventBatch. The smaller ones write what is left of the queue at a session's end
+// (Store.prepare prepares them): a small session's events are all left over, and
+// one statement per row cost more than its rows.
+func eventsName(n int) string {
+	if n == eventBatch {
+		return "events"
+	}
+	return "events" + strconv.Itoa(n)
 }
 
 // eventBatch is how many events rows one INSERT writes. Events are most of the rows
@@ -164,10 +175,15 @@ func (p *projector) addEvent(args ...any) error {
 
 // flushEvents writes the queued events rows.
 func (p *projector) flushEvents() error {
-	for i := 0; i < len(p.events); i += eventColumns {
-		if err := p.exec("event", p.events[i:i+eventColumns]...); err != nil {
+	for rows := len(p.events) / eventColumns; rows > 0; {
+		n := eventBatch / 2
+		for n > rows {
+			n /= 2
+		}
+		if err := p.exec(eventsName(n), p.events[len(p.events)-rows*eventColumns:][:n*eventColumns]...); err != nil {
 			return err
 		}
+		rows -= n
 	}
 	p.events = p.events[:0]
 	return nil
