@@ -1627,6 +1627,7 @@ export namespace archive {
 	    errors: number;
 	    approvals: number;
 	    denied: number;
+	    items: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new TurnSummary(source);
@@ -1644,6 +1645,7 @@ export namespace archive {
 	        this.errors = source["errors"];
 	        this.approvals = source["approvals"];
 	        this.denied = source["denied"];
+	        this.items = source["items"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
