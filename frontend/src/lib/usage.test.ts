@@ -41,6 +41,14 @@ describe('groupUsage', () => {
       ['2026-01-03', false],
     ]);
   });
+  it('keeps every day of a span too long to fill, and says it is sparse', () => {
+    const far = groupUsage([...rows, { key: '2040-06-01', model: 'mystery', tokens: t(5, 5), events: 1 }], prices);
+    const out = fillDays(far);
+    expect(out.sparse).toBe(true);
+    expect(out.map((d) => d.key)).toEqual(far.map((d) => d.key));
+    expect(out[out.length - 1].key).toBe('2040-06-01');
+    expect(fillDays(groupUsage(rows, prices)).sparse).toBeUndefined();
+  });
   it('ranks models by cost', () => {
     expect(byModel(rows, prices).map((m) => m.key)).toEqual(['claude-sonnet-4', 'deepseek-v4-flash', 'mystery']);
   });

@@ -61,13 +61,22 @@ export function byModel(rows: UsageRow[], prices: ModelPrice[]): UsageGroup[] {
   return groupUsage(rows.map((r) => ({ ...r, key: r.model || '(unnamed)' })), prices).sort((a, b) => b.cost - a.cost || totalTokens(b.tokens) - totalTokens(a.tokens));
 }
 
-/** Fills the days between the first and last with zero groups, so a chart's x axis is time. */
-export function fillDays(days: UsageGroup[]): UsageGroup[] {
+/** The longest span of days fillDays fills (about ten years); a longer span is drawn sparse. */
+export const MAX_FILL_DAYS = 3700;
+
+/**
+ * Fills the days between the first and last with zero groups, so a chart's x axis is
+ * time. A span longer than MAX_FILL_DAYS is returned as it is (only the days with
+ * usage, none dropped), and sparse says so for the view to tell the reader.
+ */
+export function fillDays(days: UsageGroup[]): UsageGroup[] & { sparse?: boolean } {
   if (days.length < 2) return days;
+  const start = Date.parse(days[0].key + 'T00:00:00Z');
+  const end = Date.parse(days[days.length - 1].key + 'T00:00:00Z');
+  if ((end - start) / 86_400_000 + 1 > MAX_FILL_DAYS) return Object.assign([...days], { sparse: true });
   const byKey = new Map(days.map((d) => [d.key, d]));
   const out: UsageGroup[] = [];
-  const end = Date.parse(days[days.length - 1].key + 'T00:00:00Z');
-  for (let t = Date.parse(days[0].key + 'T00:00:00Z'); t <= end && out.length < 3700; t += 86_400_000) {
+  for (let t = start; t <= end; t += 86_400_000) {
     const key = new Date(t).toISOString().slice(0, 10);
     out.push(byKey.get(key) ?? { key, tokens: zeroTokens(), cost: 0, unpriced: [] });
   }
