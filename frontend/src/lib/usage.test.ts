@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelPrice, UsageRow } from '../api/types';
-import { byModel, costOf, dollars, fillDays, groupUsage, percent, priceFor } from './usage';
+import { byModel, costOf, dollars, fillDays, groupUsage, percent, priceFor, tokensShort, turnTokens } from './usage';
 
 const prices: ModelPrice[] = [
   { match: 'claude-sonnet-4', input: 3, output: 15, cache_read: 0.3 },
@@ -59,5 +59,20 @@ describe('groupUsage', () => {
     expect(dollars(12345.6)).toBe('$12,346');
     expect(percent(1, 3)).toBe('33.3%');
     expect(percent(1, 0)).toBe('—');
+  });
+});
+
+describe('per turn', () => {
+  it('sums every model of a turn and leaves out usage outside turns', () => {
+    const m = turnTokens([
+      { key: '', model: 'a', tokens: t(1, 1), events: 1 },
+      { key: '1', model: 'a', tokens: t(100, 10, 1000, 5), events: 2 },
+      { key: '1', model: 'b', tokens: t(50, 5), events: 1 },
+      { key: '3', model: 'a', tokens: t(7, 0), events: 1 },
+    ]);
+    expect([...m.keys()]).toEqual([1, 3]);
+    expect(m.get(1)).toEqual(t(150, 15, 1000, 5));
+    expect(tokensShort(m.get(1)!)).toBe('150 in · 15 out · 5 reasoning · 1.0k cache');
+    expect(tokensShort(m.get(3)!)).toBe('7 in · 0 out');
   });
 });

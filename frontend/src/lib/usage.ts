@@ -1,6 +1,7 @@
 // Usage: pricing token counts from the editable price table, and the dashboard's
 // series (per day, per project, per model) built from the archive's usage rows.
 import type { ModelPrice, Tokens, UsageRow } from '../api/types';
+import { compact } from './format';
 
 /** The price row a model is billed at: the longest Match its name contains (case-insensitive). */
 export function priceFor(model: string, prices: ModelPrice[]): ModelPrice | null {
@@ -94,4 +95,33 @@ export function dollars(n: number): string {
 /** A share as a percentage with one decimal ("—" when there is nothing to divide). */
 export function percent(part: number, whole: number): string {
   return whole > 0 ? `${((100 * part) / whole).toFixed(1)}%` : '—';
+}
+
+/** A session's usage per turn (SessionUsage rows, keyed by turn number), every model summed. */
+export function turnTokens(rows: UsageRow[]): Map<number, Tokens> {
+  const out = new Map<number, Tokens>();
+  for (const r of rows) {
+    if (r.key === '') continue; // usage outside every turn
+    const n = Number(r.key);
+    const t = out.get(n) ?? zeroTokens();
+    out.set(n, {
+      input: t.input + r.tokens.input,
+      output: t.output + r.tokens.output,
+      reasoning: t.reasoning + r.tokens.reasoning,
+      cache_read: t.cache_read + r.tokens.cache_read,
+    });
+  }
+  return out;
+}
+
+/** A usage in a few words: "12k in · 3.4k out · 900 reasoning · 40k cache" (zero parts left out, but input and output). */
+export function tokensShort(t: Tokens): string {
+  return [
+    `${compact(t.input)} in`,
+    `${compact(t.output)} out`,
+    t.reasoning ? `${compact(t.reasoning)} reasoning` : '',
+    t.cache_read ? `${compact(t.cache_read)} cache` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
