@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FileEdit } from '../api/types';
-import { applyInsert, applyReplace, summarizeFiles } from './fileedits';
+import { applyInsert, applyReplace, countFiles, summarizeFiles } from './fileedits';
 
 function edit(e: Partial<FileEdit>): FileEdit {
   return { seq: 1, call_id: 'c', tool: 'edit', path: '/a.go', op: 'replace', new: '', failed: false, pending: false, turn: 1, ...e } as FileEdit;
@@ -71,5 +71,18 @@ describe('apply', () => {
     expect(applyInsert('a\nb\n', 0, 'x')).toBe('x\na\nb\n');
     expect(applyInsert('a\nb\n', 2, 'x\ny')).toBe('a\nb\nx\ny\n');
     expect(applyInsert('a\nb\n', 3, 'x')).toBeNull();
+  });
+});
+
+describe('countFiles', () => {
+  it('counts the files summarizeFiles lists, without reconstructing them', () => {
+    const es = [
+      edit({ path: 'C:\\src\\A.go' }),
+      edit({ path: 'c:/src/a.go', seq: 2 }),
+      edit({ path: '/b.go', seq: 3 }),
+      edit({ path: '', seq: 4 }),
+    ];
+    expect(countFiles(es)).toBe(summarizeFiles(es).length);
+    expect(countFiles(es)).toBe(2);
   });
 });

@@ -54,6 +54,11 @@ export function applyInsert(s: string, n: number, text: string): string | null {
   return lines.join('\n') + (trailing ? '\n' : '');
 }
 
+/** How many files the edits touch (what summarizeFiles would list), without reconstructing any. */
+export function countFiles(edits: FileEdit[]): number {
+  return new Set(edits.filter((e) => e.path).map((e) => pathKey(e.path))).size;
+}
+
 /** Groups a session's edits by file (in first-edit order), counting lines and reconstructing content. */
 export function summarizeFiles(edits: FileEdit[]): FileSummary[] {
   const byPath = new Map<string, FileSummary>();
