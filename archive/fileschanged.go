@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -19,8 +20,9 @@ type FileEdit struct {
 	// Tool is the tool's name as logged (edit, write, str_replace_editor, …).
 	Tool string `json:"tool"`
 	Path string `json:"path"`
-	// Op is write (New is the whole content), replace (Old → New) or insert
-	// (New after line InsertLine).
+	// Op is write (New is the whole content), replace (Old → New), insert
+	// (New after line InsertLine), undo (the file's last edit reverted: OpenHands'
+	// undo_edit) or delete (an apply_patch Delete File).
 	Op         string `json:"op"`
 	Old        string `json:"old,omitempty"`
 	New        string `json:"new"`
@@ -34,9 +36,10 @@ type FileEdit struct {
 
 // editToolNames are the tools whose calls may change a file: dsh's edit and write
 // (and the usual aliases other agents use), OpenHands' str_replace_editor and
-// file_editor (create, str_replace and insert commands).
+// file_editor (create, str_replace, insert and undo_edit commands), and Codex-style
+// apply_patch (a patch of Add, Update and Delete File sections).
 var editToolNames = []string{"edit", "write", "multi_edit", "multiedit", "write_file", "create_file", "edit_file",
-	"str_replace", "str_replace_editor", "file_editor", "create"}
+	"str_replace", "str_replace_editor", "file_editor", "create", "apply_patch"}
 
 // editArgs are the argument fields of the tools in editToolNames.
 type editArgs struct {
@@ -52,6 +55,8 @@ type editArgs struct {
 	InsertLine *int64          `json:"insert_line"`
 	ReplaceAll bool            `json:"replace_all"`
 	Edits      []editArgs      `json:"edits"`
+	Input      string          `json:"input"` // apply_patch's patch
+	Patch      string          `json:"patch"`
 	Action     json.RawMessage `json:"action"`
 }
 
@@ -102,10 +107,10 @@ func ParseFileEdits(base FileEdit, raw string) []FileEdit {
 			a = inner
 		}
 	}
-	path := a.FilePath
-	if path == "" {
-		path = a.Path
+	if p := cmp.Or(a.Input, a.Patch); strings.Contains(p, "*** Begin Patch") {
+		return parsePatch(base, p)
 	}
+	path := cmp.Or(a.FilePath, a.Path)
 	if path == "" {
 		return nil
 	}
@@ -123,6 +128,8 @@ func ParseFileEdits(base FileEdit, raw string) []FileEdit {
 		return out
 	}
 	switch cmd := strings.ToLower(a.Command); {
+	case cmd == "undo_edit":
+		base.Op = "undo"
 	case cmd == "create" || a.Content != nil || a.FileText != nil:
 		if cmd != "" && cmd != "create" {
 			return nil
@@ -142,6 +149,86 @@ func ParseFileEdits(base FileEdit, raw string) []FileEdit {
 		return nil
 	}
 	return []FileEdit{base}
+}
+
+// parsePatch reads an apply_patch patch (*** Begin Patch … *** End Patch) into its
+// changes: an Add File section is a write of its + lines, a Delete File a delete, and
+// each @@ hunk of an Update File a replace of its context and - lines by its context
+// and + lines. A Move to line is not followed: the hunks apply to the file named.
+func parsePatch(base FileEdit, patch string) []FileEdit {
+	var out []FileEdit
+	var cur *FileEdit // the write or hunk being read
+	var old, new []string
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		switch cur.Op {
+		case "write":
+			cur.New = strings.Join(new, "\n")
+			if len(new) > 0 {
+				cur.New += "\n"
+			}
+			out = append(out, *cur)
+		case "replace":
+			if len(old) > 0 || len(new) > 0 {
+				cur.Old, cur.New = strings.Join(old, "\n"), strings.Join(new, "\n")
+				out = append(out, *cur)
+			}
+		}
+		old, new = nil, nil
+	}
+	var path string
+	for line := range strings.SplitSeq(strings.ReplaceAll(patch, "\r\n", "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "*** Add File: "):
+			flush()
+			e := base
+			e.Path, e.Op = strings.TrimSpace(strings.TrimPrefix(line, "*** Add File: ")), "write"
+			cur = &e
+		case strings.HasPrefix(line, "*** Delete File: "):
+			flush()
+			cur = nil
+			e := base
+			e.Path, e.Op = strings.TrimSpace(strings.TrimPrefix(line, "*** Delete File: ")), "delete"
+			out = append(out, e)
+		case strings.HasPrefix(line, "*** Update File: "):
+			flush()
+			path = strings.TrimSpace(strings.TrimPrefix(line, "*** Update File: "))
+			e := base
+			e.Path, e.Op = path, "replace"
+			cur = &e
+		case strings.HasPrefix(line, "@@"):
+			// A new hunk of the same file.
+			if cur != nil && cur.Op == "replace" {
+				flush()
+				e := base
+				e.Path, e.Op = path, "replace"
+				cur = &e
+			}
+		case strings.HasPrefix(line, "*** End Patch"):
+			flush()
+			cur = nil
+		case strings.HasPrefix(line, "***"):
+			// *** Begin Patch, *** End of File, *** Move to.
+		case cur == nil:
+		case cur.Op == "write":
+			if strings.HasPrefix(line, "+") {
+				new = append(new, line[1:])
+			}
+		case strings.HasPrefix(line, "-"):
+			old = append(old, line[1:])
+		case strings.HasPrefix(line, "+"):
+			new = append(new, line[1:])
+		case strings.HasPrefix(line, " "):
+			old, new = append(old, line[1:]), append(new, line[1:])
+		case line == "":
+			// A blank context line whose leading space was trimmed.
+			old, new = append(old, ""), append(new, "")
+		}
+	}
+	flush()
+	return out
 }
 
 // deref is the first non-nil string, or "".

@@ -23,6 +23,10 @@ type TurnSummary struct {
 	Errors    int64  `json:"errors"`    // tool calls whose result is an error
 	Approvals int64  `json:"approvals"` // approvals asked
 	Denied    int64  `json:"denied"`    // approvals denied or rejected
+	// Items is about how many conversation items (timeline rows) the turn holds:
+	// its events less those shown inside another item (a tool result in its call).
+	// The conversation sizes the room of unloaded turns by it.
+	Items int64 `json:"items"`
 }
 
 // promptRunes bounds TurnSummary.Prompt.
@@ -40,7 +44,7 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]TurnSummary, err
 	out := []TurnSummary{}
 	at := map[int64]int{} // turn number → index in out
 	rows, err := s.read.QueryContext(ctx, `
-		SELECT turn, MIN(seq), MAX(seq), MIN(time), MAX(time)
+		SELECT turn, MIN(seq), MAX(seq), MIN(time), MAX(time), SUM(type NOT IN `+skippedList+`)
 		FROM events
 		WHERE session_pk = ? AND turn IS NOT NULL
 		GROUP BY turn
@@ -51,7 +55,7 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]TurnSummary, err
 	for rows.Next() {
 		var t TurnSummary
 		var start, end int64
-		if err := rows.Scan(&t.Turn, &t.StartSeq, &t.EndSeq, &start, &end); err != nil {
+		if err := rows.Scan(&t.Turn, &t.StartSeq, &t.EndSeq, &start, &end, &t.Items); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("turns of %s: %w", sessionID, err)
 		}
@@ -76,6 +80,18 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]TurnSummary, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("turns of %s: tool calls: %w", sessionID, err)
+	}
+	// A result shown in its call's card is no item of its own.
+	err = s.eachTurnCount(ctx, `
+		SELECT turn, COUNT(*), 0 FROM tool_calls
+		WHERE session_pk = ? AND turn IS NOT NULL AND name <> '' AND result_seq IS NOT NULL AND call_seq <> result_seq
+		GROUP BY turn`, pk, func(turn, n, _ int64) {
+		if i, ok := at[turn]; ok {
+			out[i].Items = max(0, out[i].Items-n)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("turns of %s: results: %w", sessionID, err)
 	}
 	err = s.eachTurnCount(ctx, `
 		SELECT turn, COUNT(*),

@@ -23,6 +23,7 @@ func TestTurns(t *testing.T) {
 	type want struct {
 		first, last             int64
 		tools, errors, approval int64
+		items                   int64
 		prompt                  string
 	}
 	wants := map[int64]*want{}
@@ -38,6 +39,7 @@ func TestTurns(t *testing.T) {
 			order = append(order, *it.Turn)
 		}
 		w.last = max(w.last, it.Seq)
+		w.items++
 		if it.Tool != nil && it.Tool.Name != "" {
 			w.tools++
 			if it.Tool.IsError {
@@ -71,6 +73,9 @@ func TestTurns(t *testing.T) {
 		if len([]rune(w.prompt)) <= 160 {
 			assert.Equal(t, w.prompt, g.Prompt, "turn %d prompt", g.Turn)
 		}
+		// About the items (an approval's decision, a message shown in its tool card,
+		// are events inside an item the count does not take off): a scroll estimate.
+		assert.InEpsilon(t, w.items, g.Items, 0.25, "turn %d items", g.Turn)
 		assert.False(t, g.End.Before(g.Start))
 		tools, errs, approvals = tools+g.Tools, errs+g.Errors, approvals+g.Approvals
 	}

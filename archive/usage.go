@@ -1,9 +1,12 @@
 package archive
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // UsageRow is the token usage of one group (a day, a project, a turn) for one
@@ -83,11 +86,7 @@ func (s *Store) Usage(ctx context.Context, f UsageFilter) (UsageReport, error) {
 		return r, fmt.Errorf("usage: %w", err)
 	}
 	defer tx.Rollback()
-	offsetMs := int64(f.TZOffsetMinutes) * 60_000
-	if r.Days, err = usageRows(ctx, tx, `strftime('%Y-%m-%d', (u.time + ?) / 1000, 'unixepoch')`, offsetMs, f); err != nil {
-		return r, err
-	}
-	if r.Projects, err = usageRows(ctx, tx, `s.project`, nil, f); err != nil {
+	if r.Days, r.Projects, err = usageByDayAndProject(ctx, tx, f); err != nil {
 		return r, err
 	}
 	for _, d := range r.Days {
@@ -125,28 +124,61 @@ func (s *Store) Usage(ctx context.Context, f UsageFilter) (UsageReport, error) {
 	return r, err
 }
 
-// usageRows sums the usage table grouped by key (an SQL expression over u and s)
-// and model.
-func usageRows(ctx context.Context, tx *sql.Tx, key string, keyArg any, f UsageFilter) ([]UsageRow, error) {
-	args := []any{}
-	if keyArg != nil {
-		args = append(args, keyArg)
-	}
-	args = append(args, f.Project, f.Project, f.SinceMs)
+// usageByDayAndProject sums the usage table per day and model and per project and
+// model, in one pass over the table: SQLite groups by (day, project, model), a
+// number of groups far below the rows summed, and Go folds those groups both ways.
+// Both lists are in key, then model, order.
+func usageByDayAndProject(ctx context.Context, tx *sql.Tx, f UsageFilter) (days, projects []UsageRow, err error) {
+	offsetMs := int64(f.TZOffsetMinutes) * 60_000
 	rows, err := tx.QueryContext(ctx, `
-		SELECT `+key+` AS k, `+usageModel+` AS model,
+		SELECT strftime('%Y-%m-%d', (u.time + ?) / 1000, 'unixepoch') AS d, s.project, `+usageModel+` AS model,
 		       SUM(u.input), SUM(u.output), SUM(u.reasoning), SUM(u.cache_read), COUNT(*)
 		FROM usage u
 		JOIN sessions s ON s.pk = u.session_pk
 		LEFT JOIN messages m ON m.session_pk = u.session_pk AND m.seq = u.seq
 		WHERE (? = '' OR s.project = ?) AND u.time >= ?
-		GROUP BY k, model
-		ORDER BY k, model`, args...)
+		GROUP BY d, s.project, model`, offsetMs, f.Project, f.Project, f.SinceMs)
 	if err != nil {
-		return nil, fmt.Errorf("usage rows: %w", err)
+		return nil, nil, fmt.Errorf("usage rows: %w", err)
 	}
 	defer rows.Close()
-	return scanUsageRows(rows)
+	type group struct{ key, model string }
+	byDay, byProject := map[group]*UsageRow{}, map[group]*UsageRow{}
+	add := func(m map[group]*UsageRow, key string, u UsageRow) {
+		g := group{key, u.Model}
+		if r, ok := m[g]; ok {
+			r.Tokens = r.Tokens.Add(u.Tokens)
+			r.Events += u.Events
+			return
+		}
+		u.Key = key
+		m[g] = &u
+	}
+	for rows.Next() {
+		var u UsageRow
+		var day, project string
+		if err := rows.Scan(&day, &project, &u.Model, &u.Tokens.Input, &u.Tokens.Output, &u.Tokens.Reasoning, &u.Tokens.CacheRead, &u.Events); err != nil {
+			return nil, nil, fmt.Errorf("usage rows: %w", err)
+		}
+		add(byDay, day, u)
+		add(byProject, project, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("usage rows: %w", err)
+	}
+	return sortedGroups(byDay), sortedGroups(byProject), nil
+}
+
+// sortedGroups lists grouped usage rows by key, then model.
+func sortedGroups[K comparable](m map[K]*UsageRow) []UsageRow {
+	out := make([]UsageRow, 0, len(m))
+	for _, r := range m {
+		out = append(out, *r)
+	}
+	slices.SortFunc(out, func(a, b UsageRow) int {
+		return cmp.Or(strings.Compare(a.Key, b.Key), strings.Compare(a.Model, b.Model))
+	})
+	return out
 }
 
 func scanUsageRows(rows *sql.Rows) ([]UsageRow, error) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FileEdit } from '../api/types';
-import { applyInsert, applyReplace, summarizeFiles } from './fileedits';
+import { applyInsert, applyReplace, countFiles, summarizeFiles } from './fileedits';
 
 function edit(e: Partial<FileEdit>): FileEdit {
   return { seq: 1, call_id: 'c', tool: 'edit', path: '/a.go', op: 'replace', new: '', failed: false, pending: false, turn: 1, ...e } as FileEdit;
@@ -71,5 +71,60 @@ describe('apply', () => {
     expect(applyInsert('a\nb\n', 0, 'x')).toBe('x\na\nb\n');
     expect(applyInsert('a\nb\n', 2, 'x\ny')).toBe('a\nb\nx\ny\n');
     expect(applyInsert('a\nb\n', 3, 'x')).toBeNull();
+  });
+});
+
+describe('countFiles', () => {
+  it('counts the files summarizeFiles lists, without reconstructing them', () => {
+    const es = [
+      edit({ path: 'C:\\src\\A.go' }),
+      edit({ path: 'c:/src/a.go', seq: 2 }),
+      edit({ path: '/b.go', seq: 3 }),
+      edit({ path: '', seq: 4 }),
+    ];
+    expect(countFiles(es)).toBe(summarizeFiles(es).length);
+    expect(countFiles(es)).toBe(2);
+  });
+});
+
+describe('undo and patches', () => {
+  it('undo_edit brings back the content before the last edit, twice in a row', () => {
+    const [f] = summarizeFiles([
+      edit({ seq: 1, op: 'write', new: 'a\nb\n' }),
+      edit({ seq: 2, op: 'replace', old: 'b', new: 'c' }),
+      edit({ seq: 3, op: 'replace', old: 'a', new: 'z' }),
+      edit({ seq: 4, op: 'undo' }),
+    ]);
+    expect(f.final).toBe('a\nc\n');
+    expect(f.edits[3]).toMatchObject({ op: 'undo', added: 1, removed: 1, lost: '' });
+    const [g] = summarizeFiles([
+      edit({ seq: 1, op: 'write', new: 'a\n' }),
+      edit({ seq: 2, op: 'replace', old: 'a', new: 'b' }),
+      edit({ seq: 3, op: 'undo' }),
+      edit({ seq: 4, op: 'undo' }),
+    ]);
+    // The second undo reverts the write: what was there before it, the log does not say.
+    expect(g.final).toBeNull();
+    expect(g.unknown).toMatch(/not known/);
+  });
+  it('an undo with nothing before it in the log leaves the content unknown', () => {
+    const [f] = summarizeFiles([edit({ seq: 1, op: 'undo' })]);
+    expect(f.final).toBeNull();
+    expect(f.unknown).toMatch(/no earlier edit/);
+  });
+  it('a failed edit is not what an undo reverts', () => {
+    const [f] = summarizeFiles([
+      edit({ seq: 1, op: 'write', new: 'a\n' }),
+      edit({ seq: 2, op: 'replace', old: 'a', new: 'b' }),
+      edit({ seq: 3, op: 'replace', old: 'b', new: 'c', failed: true }),
+      edit({ seq: 4, op: 'undo' }),
+    ]);
+    expect(f.final).toBe('a\n');
+  });
+  it('a patch deletes a file', () => {
+    const [f] = summarizeFiles([edit({ seq: 1, op: 'write', new: 'a\nb\n' }), edit({ seq: 2, op: 'delete' })]);
+    expect(f.final).toBeNull();
+    expect(f.unknown).toMatch(/deleted/);
+    expect(f.removed).toBe(2);
   });
 });

@@ -1,6 +1,8 @@
 // The Files-changed panel's logic: per path, the +/− counts of every edit and write
 // the agent made, and the file's final content where the log allows reconstructing
-// it (a write or create gives the whole content; edits after it are applied on top).
+// it (a write or create gives the whole content; edits after it are applied on top;
+// an undo_edit brings back the content before the file's last edit; an apply_patch
+// arrives as writes, replaces and deletes).
 import type { FileEdit } from '../api/types';
 import { diffCounts, diffText, splitLines } from './diff';
 
@@ -54,9 +56,16 @@ export function applyInsert(s: string, n: number, text: string): string | null {
   return lines.join('\n') + (trailing ? '\n' : '');
 }
 
+/** How many files the edits touch (what summarizeFiles would list), without reconstructing any. */
+export function countFiles(edits: FileEdit[]): number {
+  return new Set(edits.filter((e) => e.path).map((e) => pathKey(e.path))).size;
+}
+
 /** Groups a session's edits by file (in first-edit order), counting lines and reconstructing content. */
 export function summarizeFiles(edits: FileEdit[]): FileSummary[] {
   const byPath = new Map<string, FileSummary>();
+  // Per file, the content before each edit that took effect, for undo_edit.
+  const history = new Map<string, (string | null)[]>();
   for (const e of [...edits].sort((x, y) => x.seq - y.seq)) {
     if (!e.path) continue;
     const key = pathKey(e.path);
@@ -70,6 +79,35 @@ export function summarizeFiles(edits: FileEdit[]): FileSummary[] {
     if (s.failed) continue;
     const before = f.final;
     let after: string | null = null;
+    const past = history.get(key) ?? [];
+    history.set(key, past);
+    if (e.op === 'undo') {
+      if (!past.length) {
+        s.lost = 'no earlier edit of this file is in the log to undo';
+      } else {
+        after = past.pop() ?? null;
+        if (before !== null && after !== null) {
+          const c = diffCounts(diffText(before, after));
+          s.added = c.added;
+          s.removed = c.removed;
+        }
+        if (after === null) s.lost = 'the content before the undone edit is not known';
+      }
+      if (s.lost) f.unknown = `edit at seq ${e.seq}: ${s.lost}`;
+      else f.unknown = after === null ? f.unknown : '';
+      f.final = after;
+      f.added += s.added;
+      f.removed += s.removed;
+      continue;
+    }
+    past.push(before);
+    if (e.op === 'delete') {
+      s.removed = before === null ? 0 : splitLines(before).length;
+      f.final = null;
+      f.unknown = `the patch at seq ${e.seq} deleted the file`;
+      f.removed += s.removed;
+      continue;
+    }
     if (e.op === 'write') {
       const c = diffCounts(diffText(before ?? '', e.new ?? ''));
       s.added = c.added;

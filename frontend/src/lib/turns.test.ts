@@ -4,7 +4,7 @@ import { seqAtFraction, seqFraction, stepTurn, turnDuration, turnIndexAt, turnLa
 
 const turn = (n: number, start: number, end: number): TurnSummary => ({
   turn: n, start_seq: start, end_seq: end, start: '2026-08-16T10:00:00Z', end: '2026-08-16T10:02:05Z',
-  prompt: n === 3 ? '' : `prompt ${n}`, tools: 2, errors: 0, approvals: 0, denied: 0,
+  prompt: n === 3 ? '' : `prompt ${n}`, tools: 2, errors: 0, approvals: 0, denied: 0, items: 5,
 });
 const turns = [turn(1, 3, 40), turn(2, 41, 90), turn(3, 95, 300)];
 

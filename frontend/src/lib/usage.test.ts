@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelPrice, UsageRow } from '../api/types';
-import { byModel, costOf, dollars, fillDays, groupUsage, percent, priceFor } from './usage';
+import { byModel, costOf, dollars, fillDays, groupUsage, percent, priceFor, tokensShort, turnTokens } from './usage';
 
 const prices: ModelPrice[] = [
   { match: 'claude-sonnet-4', input: 3, output: 15, cache_read: 0.3 },
@@ -41,6 +41,14 @@ describe('groupUsage', () => {
       ['2026-01-03', false],
     ]);
   });
+  it('keeps every day of a span too long to fill, and says it is sparse', () => {
+    const far = groupUsage([...rows, { key: '2040-06-01', model: 'mystery', tokens: t(5, 5), events: 1 }], prices);
+    const out = fillDays(far);
+    expect(out.sparse).toBe(true);
+    expect(out.map((d) => d.key)).toEqual(far.map((d) => d.key));
+    expect(out[out.length - 1].key).toBe('2040-06-01');
+    expect(fillDays(groupUsage(rows, prices)).sparse).toBeUndefined();
+  });
   it('ranks models by cost', () => {
     expect(byModel(rows, prices).map((m) => m.key)).toEqual(['claude-sonnet-4', 'deepseek-v4-flash', 'mystery']);
   });
@@ -51,5 +59,20 @@ describe('groupUsage', () => {
     expect(dollars(12345.6)).toBe('$12,346');
     expect(percent(1, 3)).toBe('33.3%');
     expect(percent(1, 0)).toBe('—');
+  });
+});
+
+describe('per turn', () => {
+  it('sums every model of a turn and leaves out usage outside turns', () => {
+    const m = turnTokens([
+      { key: '', model: 'a', tokens: t(1, 1), events: 1 },
+      { key: '1', model: 'a', tokens: t(100, 10, 1000, 5), events: 2 },
+      { key: '1', model: 'b', tokens: t(50, 5), events: 1 },
+      { key: '3', model: 'a', tokens: t(7, 0), events: 1 },
+    ]);
+    expect([...m.keys()]).toEqual([1, 3]);
+    expect(m.get(1)).toEqual(t(150, 15, 1000, 5));
+    expect(tokensShort(m.get(1)!)).toBe('150 in · 15 out · 5 reasoning · 1.0k cache');
+    expect(tokensShort(m.get(3)!)).toBe('7 in · 0 out');
   });
 });

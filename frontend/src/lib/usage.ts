@@ -1,6 +1,7 @@
 // Usage: pricing token counts from the editable price table, and the dashboard's
 // series (per day, per project, per model) built from the archive's usage rows.
 import type { ModelPrice, Tokens, UsageRow } from '../api/types';
+import { compact } from './format';
 
 /** The price row a model is billed at: the longest Match its name contains (case-insensitive). */
 export function priceFor(model: string, prices: ModelPrice[]): ModelPrice | null {
@@ -61,13 +62,22 @@ export function byModel(rows: UsageRow[], prices: ModelPrice[]): UsageGroup[] {
   return groupUsage(rows.map((r) => ({ ...r, key: r.model || '(unnamed)' })), prices).sort((a, b) => b.cost - a.cost || totalTokens(b.tokens) - totalTokens(a.tokens));
 }
 
-/** Fills the days between the first and last with zero groups, so a chart's x axis is time. */
-export function fillDays(days: UsageGroup[]): UsageGroup[] {
+/** The longest span of days fillDays fills (about ten years); a longer span is drawn sparse. */
+export const MAX_FILL_DAYS = 3700;
+
+/**
+ * Fills the days between the first and last with zero groups, so a chart's x axis is
+ * time. A span longer than MAX_FILL_DAYS is returned as it is (only the days with
+ * usage, none dropped), and sparse says so for the view to tell the reader.
+ */
+export function fillDays(days: UsageGroup[]): UsageGroup[] & { sparse?: boolean } {
   if (days.length < 2) return days;
+  const start = Date.parse(days[0].key + 'T00:00:00Z');
+  const end = Date.parse(days[days.length - 1].key + 'T00:00:00Z');
+  if ((end - start) / 86_400_000 + 1 > MAX_FILL_DAYS) return Object.assign([...days], { sparse: true });
   const byKey = new Map(days.map((d) => [d.key, d]));
   const out: UsageGroup[] = [];
-  const end = Date.parse(days[days.length - 1].key + 'T00:00:00Z');
-  for (let t = Date.parse(days[0].key + 'T00:00:00Z'); t <= end && out.length < 3700; t += 86_400_000) {
+  for (let t = start; t <= end; t += 86_400_000) {
     const key = new Date(t).toISOString().slice(0, 10);
     out.push(byKey.get(key) ?? { key, tokens: zeroTokens(), cost: 0, unpriced: [] });
   }
@@ -85,4 +95,33 @@ export function dollars(n: number): string {
 /** A share as a percentage with one decimal ("—" when there is nothing to divide). */
 export function percent(part: number, whole: number): string {
   return whole > 0 ? `${((100 * part) / whole).toFixed(1)}%` : '—';
+}
+
+/** A session's usage per turn (SessionUsage rows, keyed by turn number), every model summed. */
+export function turnTokens(rows: UsageRow[]): Map<number, Tokens> {
+  const out = new Map<number, Tokens>();
+  for (const r of rows) {
+    if (r.key === '') continue; // usage outside every turn
+    const n = Number(r.key);
+    const t = out.get(n) ?? zeroTokens();
+    out.set(n, {
+      input: t.input + r.tokens.input,
+      output: t.output + r.tokens.output,
+      reasoning: t.reasoning + r.tokens.reasoning,
+      cache_read: t.cache_read + r.tokens.cache_read,
+    });
+  }
+  return out;
+}
+
+/** A usage in a few words: "12k in · 3.4k out · 900 reasoning · 40k cache" (zero parts left out, but input and output). */
+export function tokensShort(t: Tokens): string {
+  return [
+    `${compact(t.input)} in`,
+    `${compact(t.output)} out`,
+    t.reasoning ? `${compact(t.reasoning)} reasoning` : '',
+    t.cache_read ? `${compact(t.cache_read)} cache` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }

@@ -1631,6 +1631,7 @@ export namespace archive {
 	    errors: number;
 	    approvals: number;
 	    denied: number;
+	    items: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new TurnSummary(source);
@@ -1648,6 +1649,7 @@ export namespace archive {
 	        this.errors = source["errors"];
 	        this.approvals = source["approvals"];
 	        this.denied = source["denied"];
+	        this.items = source["items"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -1,12 +1,13 @@
 // The find of one conversation: runs the query within the session on the server's
-// index (page after page, up to MAX_HITS) and keeps its hits in reading order with
-// the current one. The view does the jumping (Conversation.svelte).
+// index, counted exactly (an exhaustive search), page after page until every hit is
+// in, and keeps the hits in reading order with the current one. Past the first page
+// a hit keeps no fragments (a session may match tens of thousands of blocks): the
+// view asks for a hit's fragments when it shows it (one()). The view does the
+// jumping (Conversation.svelte).
 import { api, type Hit } from '../../api';
 import { hitIndex, markedTerms, orderHits, queryWords, sessionQuery, termPattern } from '../../lib/find';
 import { errorMessage } from '../../lib/search';
 
-/** Hits kept for n/N; a session with more matches says how many are loaded. */
-export const MAX_HITS = 5000;
 const PAGE = 500;
 
 export class Finder {
@@ -36,17 +37,17 @@ export class Finder {
     this.busy = true;
     try {
       const query = sessionQuery(q, sessionId);
-      let r = await api.search({ query, sort: 'recent', limit: PAGE });
+      let r = await api.search({ query, sort: 'recent', limit: PAGE, exhaustive: true });
       if (id !== this.req) return;
       let got = r.hits;
       this.total = r.total;
       this.exact = r.total_exact;
       this.hits = orderHits(got);
       if (at) this.cur = hitIndex(this.hits, at.seq, at.kind);
-      while (r.next_cursor && got.length < MAX_HITS) {
-        r = await api.search({ query, sort: 'recent', limit: PAGE, cursor: r.next_cursor });
+      while (r.next_cursor) {
+        r = await api.search({ query, sort: 'recent', limit: PAGE, cursor: r.next_cursor, exhaustive: true });
         if (id !== this.req) return;
-        got = got.concat(r.hits);
+        got = got.concat(r.hits.map((h) => ({ ...h, fragments: [] })));
         const keep = this.cur >= 0 ? this.hits[this.cur] : null;
         this.hits = orderHits(got);
         if (keep) this.cur = hitIndex(this.hits, keep.seq, keep.kind);
