@@ -45,8 +45,14 @@ func TestStartImport(t *testing.T) {
 		require.NoError(t, os.RemoveAll(filepath.Dir(filepath.Join(ta.root, mustRel(t, l1)))))
 		run := ta.importNow(t)
 		assert.Equal(t, []string{l1.ID()}, run.Gone)
+		// The run is marked finished before its events are published: wait for them.
+		var evs []Event
+		require.Eventually(t, func() bool {
+			evs = append(evs, sub.take()...)
+			return slices.ContainsFunc(evs, func(e Event) bool { return e.Name == EventArchiveChanged })
+		}, 10*time.Second, 5*time.Millisecond)
 		var got []string
-		for _, e := range sub.take() {
+		for _, e := range evs {
 			got = append(got, e.Name)
 			if e.Name == EventArchiveChanged {
 				assert.JSONEq(t, `{"sessions":["`+l1.ID()+`"]}`, string(e.Data))
