@@ -26,23 +26,23 @@ const alongPoll = 150 * time.Millisecond
 // meanwhile); call Sync afterwards to bring the index level (sessions gone from
 // the archive, and what was committed after the last look).
 //
-// Each session's revision still travels in the batch with its last documents, so
-// whatever ends SyncAlong (ctx, an error, a crash) leaves no session claiming a
-// revision whose documents are not all written.
+// Each session's revision is still recorded only after its last documents are
+// written, so whatever ends SyncAlong (ctx, an error, a crash) leaves no session
+// claiming a revision whose documents are not all written.
 func (ix *Index) SyncAlong(ctx context.Context, src Source, stop <-chan struct{}) (SyncStats, error) {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
-	return ix.withBleve(func(bl bleve.Index) (SyncStats, error) { return ix.along(ctx, bl, src, stop) })
+	return ix.withBleve(func(bl bleve.Index, revs *revStore) (SyncStats, error) { return ix.along(ctx, bl, revs, src, stop) })
 }
 
-func (ix *Index) along(ctx context.Context, bl bleve.Index, src Source, stop <-chan struct{}) (SyncStats, error) {
+func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, src Source, stop <-chan struct{}) (SyncStats, error) {
 	start := time.Now()
 	var st SyncStats
 	listed, err := listedSessions(bl)
 	if err != nil {
 		return st, fmt.Errorf("sync along: %w", err)
 	}
-	w, err := newBatchWriter(bl, ix.batchDocs)
+	w, err := newBatchWriter(bl, indexed, ix.batchDocs)
 	if err != nil {
 		return st, fmt.Errorf("sync along: %w", err)
 	}
@@ -66,11 +66,7 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, src Source, stop <-c
 			if r, ok := seen[id]; ok && r == rev {
 				continue // found current at the last look, and nothing else writes
 			}
-			current, err := indexedAt(bl, id, rev)
-			if err != nil {
-				return st, fmt.Errorf("sync along: %w", err)
-			}
-			if !current {
+			if !indexedAt(indexed, id, rev) {
 				todo = append(todo, id)
 			}
 		}

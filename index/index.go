@@ -40,6 +40,7 @@ type Index struct {
 	writeMu   sync.Mutex     // serialises Sync and Reindex
 	mu        sync.RWMutex   // guards bl: Reindex, Close and a reopen swap it
 	bl        bleve.Index    // a *guarded Bleve index
+	revs      *revStore      // the revisions bl's sessions were indexed at; replaced with bl
 	reopening sync.WaitGroup // a reopen after a full disk (reopenLater)
 
 	caches segCaches // per-segment data of planned searches (plan.go)
@@ -99,7 +100,7 @@ func OpenWith(dir string, o Options) (*Index, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open index %s read-only: %w", dir, err)
 		}
-		ix.bl = ix.guard(bl)
+		ix.bl, ix.revs = ix.guard(bl), loadRevs(dir)
 		ix.caches.readOnly = true
 		return ix, nil
 	}
@@ -133,7 +134,13 @@ func (ix *Index) openWriter(o Options) error {
 		unlock()
 		return err
 	}
-	ix.bl, ix.rebuilt, ix.unlock = ix.guard(bl), rebuilt, unlock
+	revs, err := openRevs(ix.dir)
+	if err != nil {
+		_ = bl.Close()
+		unlock()
+		return err
+	}
+	ix.bl, ix.revs, ix.rebuilt, ix.unlock = ix.guard(bl), revs, rebuilt, unlock
 	ix.holder = o.Holder
 	ix.holder.PID, ix.holder.Since, ix.holder.Gone = os.Getpid(), time.Now().UTC(), false
 	ix.recordHolder()
@@ -162,6 +169,12 @@ func (ix *Index) Close() error {
 	if ix.bl != nil {
 		err = ix.bl.Close()
 		ix.bl = nil
+	}
+	if ix.revs != nil {
+		if rerr := ix.revs.close(); rerr != nil && err == nil {
+			err = rerr
+		}
+		ix.revs = nil
 	}
 	if ix.unlock != nil {
 		if rerr := removeHolder(ix.dir); rerr != nil {
@@ -208,11 +221,18 @@ func (ix *Index) reset() error {
 		}
 		return noSpace(err)
 	}
-	bl, err := openBleve(ix.dir, false, ix.wait)
+	// The new directory has no revisions log: the old one went with the old index.
+	_ = ix.revs.close()
+	revs, err := openRevs(ix.dir)
 	if err != nil {
 		return noSpace(err)
 	}
-	ix.bl = ix.guard(bl)
+	bl, err := openBleve(ix.dir, false, ix.wait)
+	if err != nil {
+		_ = revs.close()
+		return noSpace(err)
+	}
+	ix.bl, ix.revs = ix.guard(bl), revs
 	ix.recordHolder()
 	return nil
 }

@@ -33,7 +33,8 @@ const (
 )
 
 // ourNames are the entries Bleve or Open put in an index directory.
-var ourNames = map[string]bool{metaFile: true, metaTemp: true, storeDir: true, holderFile: true, holderFile + ".tmp": true}
+var ourNames = map[string]bool{metaFile: true, metaTemp: true, storeDir: true, holderFile: true, holderFile + ".tmp": true,
+	revsFile: true, revsTemp: true}
 
 // errLocked is returned by lockIndex when another process holds the lock.
 var errLocked = errors.New("index lock held by another process")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,10 +37,7 @@ func (ix *Index) Pending(ctx context.Context, src Source) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("pending: %w", err)
 	}
-	stale, err := staleSessions(ix.bl, revs)
-	if err != nil {
-		return 0, fmt.Errorf("pending: %w", err)
-	}
+	stale := staleSessions(ix.revs, revs)
 	listed, err := listedSessions(ix.bl)
 	if err != nil {
 		return 0, fmt.Errorf("pending: %w", err)
@@ -95,6 +93,10 @@ func copyIndex(src, dst string) error {
 		return err
 	}
 	if err := copyFile(filepath.Join(src, metaFile), filepath.Join(dst, metaFile)); err != nil {
+		return err
+	}
+	// The revisions of the copied sessions, so the copy indexes only what changed.
+	if err := copyFile(filepath.Join(src, revsFile), filepath.Join(dst, revsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	entries, err := os.ReadDir(filepath.Join(src, storeDir))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -49,7 +48,7 @@ type SyncStats struct {
 }
 
 // Batch limits: a session with more blocks or text than this is written in several
-// batches, with its revision only in the last. batchWeight bounds the memory of a
+// batches, its revision recorded only after the last. batchWeight bounds the memory of a
 // batch being indexed, which is about 100 bytes a token (the analysis, then
 // Bleve's segment builder) and twice that before the GC runs: about 1 MiB of
 // textWeight is 170,000 tokens, or 500 blocks of the real corpus log. Larger
@@ -60,15 +59,12 @@ const (
 	batchWeight      = 1 << 20
 )
 
-// revKey is the internal key holding the archive revision a session was indexed at.
-func revKey(sessionID string) []byte { return []byte("rev:" + sessionID) }
-
 // Sync brings the index up to date with src: every session whose archive revision
 // differs from the revision it was indexed at is indexed again, and sessions gone
-// from the archive are dropped. A session's revision is written in the same batch
-// as the last of its documents, so a Sync cut short (a crash, a cancelled ctx)
-// leaves that session to be indexed again by the next Sync rather than silently
-// stale. progress, if not nil, is called with the number of sessions done so far.
+// from the archive are dropped. A session's revision is recorded (revisions.go)
+// only once the batch with the last of its documents is on disk, so a Sync cut
+// short (a crash, a cancelled ctx) leaves that session to be indexed again by the
+// next Sync rather than silently stale. progress, if not nil, is called with the number of sessions done so far.
 func (ix *Index) Sync(ctx context.Context, src Source, progress func(done, total int)) (SyncStats, error) {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
@@ -85,21 +81,24 @@ func (ix *Index) Reindex(ctx context.Context, src Source, progress func(done, to
 	return ix.sync(ctx, src, progress)
 }
 
-// withBleve runs fn on the Bleve index, kept open meanwhile, or returns ErrClosed.
-func (ix *Index) withBleve(fn func(bl bleve.Index) (SyncStats, error)) (SyncStats, error) {
+// withBleve runs fn on the Bleve index and the revisions of its sessions, kept
+// open meanwhile, or returns ErrClosed.
+func (ix *Index) withBleve(fn func(bl bleve.Index, revs *revStore) (SyncStats, error)) (SyncStats, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.bl == nil {
 		return SyncStats{}, ErrClosed
 	}
-	return fn(ix.bl)
+	return fn(ix.bl, ix.revs)
 }
 
 func (ix *Index) sync(ctx context.Context, src Source, progress func(done, total int)) (SyncStats, error) {
-	return ix.withBleve(func(bl bleve.Index) (SyncStats, error) { return ix.syncBleve(ctx, bl, src, progress) })
+	return ix.withBleve(func(bl bleve.Index, revs *revStore) (SyncStats, error) {
+		return ix.syncBleve(ctx, bl, revs, src, progress)
+	})
 }
 
-func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, src Source, progress func(done, total int)) (SyncStats, error) {
+func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, indexed *revStore, src Source, progress func(done, total int)) (SyncStats, error) {
 	start := time.Now()
 	var st SyncStats
 	revs, err := src.Revisions(ctx)
@@ -108,10 +107,7 @@ func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, src Source, prog
 	}
 	st.Sessions = len(revs)
 
-	stale, err := staleSessions(bl, revs)
-	if err != nil {
-		return st, fmt.Errorf("sync: %w", err)
-	}
+	stale := staleSessions(indexed, revs)
 	st.Unchanged = len(revs) - len(stale)
 	sort.Strings(stale)
 	if as, ok := src.(activitySource); ok {
@@ -139,8 +135,8 @@ func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, src Source, prog
 	report()
 	// One batch carries many small sessions: each batch waits for Bleve to persist
 	// it, which costs more than indexing a small session. A session's revision
-	// still travels with its last documents, and an unflushed batch is lost whole.
-	w, err := newBatchWriter(bl, ix.batchDocs)
+	// is still recorded only after its last documents are written.
+	w, err := newBatchWriter(bl, indexed, ix.batchDocs)
 	if err != nil {
 		return st, fmt.Errorf("sync: %w", err)
 	}
@@ -196,8 +192,10 @@ func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, src Source, prog
 // the one after that is read from the source.
 type batchWriter struct {
 	bl      bleve.Index
+	revs    *revStore
 	docs    *docBuilder
 	b       *bleve.Batch
+	done    map[string]int64 // the revisions of the sessions the pending batch completes
 	maxDocs int
 	weight  int // textWeight of the pending batch
 
@@ -216,30 +214,48 @@ type batchWriter struct {
 // small machine busy; each holds its batch in memory (see batchWeight).
 const batchWriters = 2
 
-func newBatchWriter(bl bleve.Index, maxDocs int) (*batchWriter, error) {
+func newBatchWriter(bl bleve.Index, revs *revStore, maxDocs int) (*batchWriter, error) {
 	docs, err := newDocBuilder(bl.Mapping())
 	if err != nil {
 		return nil, err
 	}
-	return &batchWriter{bl: bl, docs: docs, b: bl.NewBatch(), maxDocs: maxDocs,
-		slots: make(chan struct{}, batchWriters)}, nil
+	return &batchWriter{bl: bl, revs: revs, docs: docs, b: bl.NewBatch(), done: map[string]int64{},
+		maxDocs: maxDocs, slots: make(chan struct{}, batchWriters)}, nil
 }
 
 // flush starts writing the pending batch, if any, and returns the first error of
-// any earlier write.
+// any earlier write. The revisions of the sessions the batch completes are
+// recorded once Bleve's Batch returns: scorch's Batch returns only when the
+// batch's snapshot is persisted (root.bolt synced), as openBleve never sets
+// unsafe_batch (scorch.prepareSegment waits on introduction.persisted).
 func (w *batchWriter) flush() error {
 	if err := w.failed(); err != nil {
 		return err
 	}
-	if w.b.Size() == 0 {
+	if w.b.Size() == 0 && len(w.done) == 0 {
 		return nil
 	}
-	b := w.b
-	w.b, w.weight = w.bl.NewBatch(), 0
+	// The sessions this batch rewrites must not be claimed indexed at their old
+	// revisions should it land and the Sync stop before their new ones are
+	// recorded.
+	if err := w.revs.syncForgotten(); err != nil {
+		return err
+	}
+	b, done := w.b, w.done
+	w.b, w.done, w.weight = w.bl.NewBatch(), map[string]int64{}, 0
+	if b.Size() == 0 {
+		// Sessions without documents to write: their earlier batches, if any, are
+		// done (see session).
+		return w.revs.set(done)
+	}
 	w.slots <- struct{}{}
 	go func() {
 		defer func() { <-w.slots }()
-		if err := w.bl.Batch(b); err != nil {
+		err := w.bl.Batch(b)
+		if err == nil {
+			err = w.revs.set(done)
+		}
+		if err != nil {
 			w.mu.Lock()
 			if w.err == nil {
 				w.err = err
@@ -278,16 +294,18 @@ func (w *batchWriter) close() error {
 
 // session queues a session's blocks, deletes of its documents the archive no
 // longer has, and its revision. The revision is queued after the last document,
-// so it lands in the batch that completes the session.
+// so it is recorded once the batch that completes the session is written.
 func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, error) {
 	old, err := w.sessionDocIDs(ctx, id)
 	if err != nil {
 		return 0, err
 	}
-	// Until the batch holding the revision, the session is half written if a batch
-	// is flushed in between: make sure no revision claims otherwise, whatever
-	// triggered this re-index. (A later SetInternal in the same batch wins.)
-	w.b.DeleteInternal(revKey(id))
+	// Until the batch completing it is written, the session is half written if a
+	// batch is flushed in between: make sure no revision claims otherwise, whatever
+	// triggered this re-index. flush puts this on disk before the next batch.
+	if err := w.revs.forget(id); err != nil {
+		return 0, err
+	}
 	split := false // a batch holding some of the session's documents was flushed
 	seen := make(map[string]struct{}, len(old))
 	rev, err := src.SessionBlocks(ctx, id, func(blk archive.Block) error {
@@ -318,13 +336,14 @@ func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, 
 		}
 	}
 	if split {
-		// The revision must not land before the session's earlier batches: they
-		// are written concurrently and could finish in either order.
+		// The revision must not be recorded before the session's earlier batches
+		// are written: they are written concurrently and could finish in either
+		// order.
 		if err := w.wait(); err != nil {
 			return 0, err
 		}
 	}
-	w.b.SetInternal(revKey(id), []byte(strconv.FormatInt(rev, 10)))
+	w.done[id] = rev
 	if w.b.Size() >= w.maxDocs || w.weight >= batchWeight {
 		return len(seen), w.flush()
 	}
@@ -337,10 +356,12 @@ func (w *batchWriter) drop(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.revs.forget(id); err != nil {
+		return err
+	}
 	for docID := range old {
 		w.b.Delete(docID)
 	}
-	w.b.DeleteInternal(revKey(id))
 	if w.b.Size() >= w.maxDocs {
 		return w.flush()
 	}
@@ -385,27 +406,20 @@ func sessionDocIDs(ctx context.Context, bl bleve.Index, id string) (map[string]s
 
 // staleSessions returns the sessions of revs whose revision in the index differs
 // from the archive's: those a Sync indexes again.
-func staleSessions(bl bleve.Index, revs map[string]int64) ([]string, error) {
+func staleSessions(indexed *revStore, revs map[string]int64) []string {
 	var stale []string
 	for id, rev := range revs {
-		current, err := indexedAt(bl, id, rev)
-		if err != nil {
-			return nil, err
-		}
-		if !current {
+		if !indexedAt(indexed, id, rev) {
 			stale = append(stale, id)
 		}
 	}
-	return stale, nil
+	return stale
 }
 
 // indexedAt reports whether the index holds session id at revision rev.
-func indexedAt(bl bleve.Index, id string, rev int64) (bool, error) {
-	have, err := bl.GetInternal(revKey(id))
-	if err != nil {
-		return false, fmt.Errorf("revision of %s: %w", id, err)
-	}
-	return string(have) == strconv.FormatInt(rev, 10), nil
+func indexedAt(indexed *revStore, id string, rev int64) bool {
+	have, ok := indexed.at(id)
+	return ok && have == rev
 }
 
 // listedSessions returns every session the index's session field names: a
