@@ -8,10 +8,12 @@
 // past while the app was down. Open discards an index written by another
 // indexVersion (or one Bleve cannot read), and the next Sync rebuilds it.
 //
-// A session's revision is written in the same Bleve batch as the last of its
-// documents. A crash between the archive's write and the index's, or in the middle
-// of a session's batches, leaves that session without its new revision, so the
-// next Sync indexes it again: the two are never silently out of step.
+// A session's revision is recorded in the index directory's revisions log
+// (revisions.go) once Bleve has written the last of its documents, and forgotten
+// there before any of them are rewritten. A crash between the archive's write and
+// the index's, or in the middle of a session's batches, leaves that session
+// without its new revision, so the next Sync indexes it again: the two are never
+// silently out of step.
 //
 // Documents have one explicit type and no dynamic fields. Text is analyzed for
 // code and Chinese (see newMapping and codeFilter): getUserName is found by user,

@@ -205,6 +205,39 @@ func (s *revStore) forget(id string) error {
 	return nil
 }
 
+// forgetAbsent forgets, on disk at once, the revisions of sessions not in
+// revs: sessions gone from the archive without documents to drop, which would
+// otherwise stay in the log for ever. It does nothing on a read-only index.
+func (s *revStore) forgetAbsent(revs map[string]int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return nil
+	}
+	var buf []byte
+	var gone []string
+	for id := range s.revs {
+		if _, ok := revs[id]; !ok {
+			buf = appendRevLine(buf, 'd', 0, id)
+			gone = append(gone, id)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	if err := s.append(buf, len(gone)); err != nil {
+		return err
+	}
+	for _, id := range gone {
+		delete(s.revs, id)
+	}
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", revsFile, err)
+	}
+	s.dirty = false
+	return nil
+}
+
 // syncForgotten flushes the entries forget wrote to disk.
 func (s *revStore) syncForgotten() error {
 	s.mu.Lock()

@@ -311,3 +311,26 @@ func TestRevisionsReset(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, st.Indexed, "a discarded index's revisions are discarded too")
 }
+
+// A session without documents that leaves the archive has nothing to drop, but
+// its revision leaves the log all the same.
+func TestRevisionsOfEmptySessionGone(t *testing.T) {
+	ctx := context.Background()
+	src := threeSessions()
+	src.revs["empty"] = 4
+	ix := openIndex(t)
+	st, err := ix.Sync(ctx, src, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 4, st.Indexed)
+	_, ok := ix.revs.at("empty")
+	require.True(t, ok)
+
+	delete(src.revs, "empty")
+	_, err = ix.Sync(ctx, src, nil)
+	require.NoError(t, err)
+	_, ok = ix.revs.at("empty")
+	assert.False(t, ok)
+	revs, _, _, err := parseRevs(mustRead(t, filepath.Join(ix.Dir(), revsFile)))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{"s1": 1, "s2": 1, "s3": 1}, revs)
+}

@@ -107,6 +107,9 @@ func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, indexed *revStor
 	}
 	st.Sessions = len(revs)
 
+	if err := indexed.forgetAbsent(revs); err != nil {
+		return st, fmt.Errorf("sync: %w", err)
+	}
 	stale := staleSessions(indexed, revs)
 	st.Unchanged = len(revs) - len(stale)
 	sort.Strings(stale)
