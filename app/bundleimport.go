@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,7 +150,10 @@ func (s *Server) serveBundleUpload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = http.NewResponseController(w).SetReadDeadline(time.Time{}) // a large upload may take longer than BodyTimeout
-	name := r.Header.Get("X-Logbook-Filename")
+	name, err := url.PathUnescape(r.Header.Get("X-Logbook-Filename")) // the page encodes it (a header is Latin-1)
+	if err != nil {
+		name = ""
+	}
 	p, err := s.app.saveBundleUpload(http.MaxBytesReader(w, r.Body, limit), name)
 	if err != nil {
 		var big *http.MaxBytesError
