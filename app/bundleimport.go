@@ -149,7 +149,7 @@ func (s *Server) serveBundleUpload(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, http.StatusRequestEntityTooLarge, tooBig)
 		return
 	}
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{}) // a large upload may take longer than BodyTimeout
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})    // a large upload may take longer than BodyTimeout
 	name, err := url.PathUnescape(r.Header.Get("X-Logbook-Filename")) // the page encodes it (a header is Latin-1)
 	if err != nil {
 		name = ""
