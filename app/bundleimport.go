@@ -50,6 +50,38 @@ func (a *App) unpackBundles(ctx context.Context, paths []string) ([]string, []*e
 	return export.UnpackBundles(ctx, a.deps.DataDir, paths)
 }
 
+// followSource is the live follower's Source: a bundle (named *.logbook) is
+// imported whole, anything else as the archive's formats say (archive.SourceOf).
+func followSource(p string) (string, bool) {
+	if strings.HasSuffix(strings.ToLower(p), ".logbook") {
+		return p, export.LooksLikeBundle(p)
+	}
+	return archive.SourceOf(p)
+}
+
+// followBundles unpacks the bundles among the follower's paths, replacing
+// them by the sessions they hold. Only the bundle files are handed to
+// export.UnpackBundles: a folder among paths (an OpenHands conversation) is not
+// walked for bundles on every change, the roots' walk finds those.
+func (a *App) followBundles(ctx context.Context, paths []string) ([]string, []*export.ImportedBundle, error) {
+	var files, rest []string
+	for _, p := range paths {
+		if strings.HasSuffix(strings.ToLower(p), ".logbook") && export.LooksLikeBundle(p) {
+			files = append(files, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(files) == 0 {
+		return paths, nil, nil
+	}
+	unpacked, bundles, err := a.unpackBundles(ctx, files)
+	if err != nil {
+		return nil, nil, fmt.Errorf("unpack bundles: %w", err)
+	}
+	return append(rest, unpacked...), bundles, nil
+}
+
 // ImportBundleFile asks, in the desktop window, for a bundle and imports it once,
 // as StartImport does the roots. It returns the chosen file, "" when the person
 // cancelled. A browser uploads the bundle instead (POST /api/upload/bundle).

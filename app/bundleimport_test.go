@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/export"
 	"github.com/logbook/logbook/export/redact"
+	"github.com/logbook/logbook/sync/follow"
 )
 
 // exportedBundle imports a generated session into a fresh app, exports it as a
@@ -118,4 +120,22 @@ func TestBundleUpload(t *testing.T) {
 	ups, err := os.ReadDir(filepath.Join(ts.deps.DataDir, export.BundlesDir, uploadsDir))
 	require.NoError(t, err)
 	assert.Len(t, ups, 1, "one file per bundle, no leftovers")
+}
+
+// TestFollowImportsBundle: with live follow on, a bundle copied into a root is
+// imported within moments, as a session log written there is.
+func TestFollowImportsBundle(t *testing.T) {
+	raw, id := exportedBundle(t)
+	ta := newTestApp(t, func(d *Deps) { d.Follow = true; d.Logger = quietLogger() })
+	require.Eventually(t, func() bool {
+		st, _ := ta.FollowStatus()
+		return st.On && len(st.Roots) == 1 && st.Roots[0].Mode == follow.Watching
+	}, 5*time.Second, 10*time.Millisecond)
+	p := filepath.Join(ta.root, "dropped.logbook")
+	require.NoError(t, os.WriteFile(p+".part", raw, 0o644))
+	require.NoError(t, os.Rename(p+".part", p)) // as a browser's download lands
+	require.Eventually(t, func() bool {
+		_, err := ta.deps.Archive.Session(context.Background(), id)
+		return err == nil
+	}, 10*time.Second, 20*time.Millisecond)
 }
