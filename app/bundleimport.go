@@ -31,6 +31,9 @@ import (
 // Deps.MaxBundleUpload is 0.
 const defaultMaxBundleUpload = 1 << 30
 
+// uploadTimeout bounds how long a bundle upload's body may take to arrive.
+const uploadTimeout = 10 * time.Minute
+
 // uploadsDir is where uploaded bundles are kept, under export.BundlesDir.
 const uploadsDir = "uploads"
 
@@ -181,7 +184,8 @@ func (s *Server) serveBundleUpload(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, http.StatusRequestEntityTooLarge, tooBig)
 		return
 	}
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})    // a large upload may take longer than BodyTimeout
+	// A large upload may take longer than BodyTimeout: it gets uploadTimeout.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadTimeout))
 	name, err := url.PathUnescape(r.Header.Get("X-Logbook-Filename")) // the page encodes it (a header is Latin-1)
 	if err != nil {
 		name = ""
