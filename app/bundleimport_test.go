@@ -139,3 +139,46 @@ func TestFollowImportsBundle(t *testing.T) {
 		return err == nil
 	}, 10*time.Second, 20*time.Millisecond)
 }
+
+// openingShell is a desktop window whose open-file dialog answers path.
+type openingShell struct {
+	fakeShell
+	path string
+}
+
+func (s *openingShell) OpenFile(string, string) (string, error) { return s.path, nil }
+
+// TestImportBundleFile: in the desktop window the person picks a bundle in the
+// file dialog and it is imported once; cancelling imports nothing; outside the
+// window the method says to upload instead.
+func TestImportBundleFile(t *testing.T) {
+	raw, id := exportedBundle(t)
+	ta := newTestApp(t)
+	_, err := ta.ImportBundleFile()
+	require.Error(t, err)
+	assert.Contains(t, FormatError(err), "upload the bundle")
+
+	sh := &openingShell{}
+	ta.hub.attach(sh)
+	got, err := ta.ImportBundleFile()
+	require.NoError(t, err)
+	assert.Empty(t, got, "cancelled")
+
+	sh.path = filepath.Join(t.TempDir(), "not-a-bundle.txt")
+	require.NoError(t, os.WriteFile(sh.path, []byte("hello"), 0o644))
+	_, err = ta.ImportBundleFile()
+	require.Error(t, err)
+	assert.Contains(t, FormatError(err), "is not a Logbook bundle")
+
+	sh.path = filepath.Join(t.TempDir(), "picked.logbook")
+	require.NoError(t, os.WriteFile(sh.path, raw, 0o644))
+	got, err = ta.ImportBundleFile()
+	require.NoError(t, err)
+	assert.Equal(t, sh.path, got)
+	run := ta.waitImport(t)
+	require.Empty(t, run.Error)
+	assert.Equal(t, []string{sh.path}, run.Roots)
+	assert.Equal(t, 1, run.Summary.OK)
+	_, err = ta.deps.Archive.Session(context.Background(), id)
+	require.NoError(t, err)
+}
