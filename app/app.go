@@ -32,6 +32,9 @@ type Deps struct {
 	Version string
 	DataDir string
 	Roots   []string // session roots imported by StartImport (archive.DefaultRoots() by default)
+	// MaxBundleUpload bounds a bundle a browser uploads to import (bundleimport.go);
+	// 0 means 1 GiB.
+	MaxBundleUpload int64
 	// SelfTest, when set, makes the UI call SelfTest on load; the desktop shell then
 	// quits (see the APP_SELFTEST environment variable in main).
 	SelfTest bool

@@ -82,7 +82,7 @@ func (a *App) startFollow() {
 		Import:   a.followImport,
 		Path:     func(r archive.FileReport) string { return r.Path },
 		Torn:     archive.FileReport.TornTail,
-		Source:   archive.SourceOf,
+		Source:   followSource,
 		OnImport: a.followBatch,
 		OnStatus: func(follow.Status) { a.events.Publish(EventFollowStatus, a.followStatus()) },
 		Logger:   a.deps.Logger,
@@ -126,9 +126,19 @@ func (a *App) followImport(ctx context.Context, paths []string) ([]archive.FileR
 	if err != nil {
 		a.log.Warn("import settings unreadable; using the defaults", "err", err)
 	}
-	rep, err := a.deps.Archive.Import(ctx, paths, archive.ImportOptions{LenientHeaders: settings.LenientHeaders})
-	if rep == nil {
+	paths, bundles, err := a.followBundles(ctx, paths)
+	if err != nil {
 		return nil, err
+	}
+	rep := &archive.ImportReport{}
+	if len(paths) > 0 { // none would mean the default roots
+		rep, err = a.deps.Archive.Import(ctx, paths, archive.ImportOptions{LenientHeaders: settings.LenientHeaders})
+		if rep == nil {
+			return nil, err
+		}
+	}
+	for _, line := range bundleReportsInto(rep, bundles) {
+		a.log.Info("bundle followed", "report", line)
 	}
 	return rep.Files, err
 }

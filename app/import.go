@@ -23,6 +23,8 @@ type ImportRun struct {
 	Summary    *archive.Summary `json:"summary"` // nil while running or when the run failed early
 	Gone       []string         `json:"gone"`    // sessions whose files disappeared upstream
 	Error      string           `json:"error,omitempty"`
+	// Bundles says what each bundle imported gave (as `logbook import` does).
+	Bundles []string `json:"bundles,omitempty"`
 }
 
 // ImportStatus is what the import view shows: the roots, the latest run and the
@@ -184,6 +186,12 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 		// PATH` outside the roots: read them again from where they were found.
 		paths = append(paths, a.refusedOutside(ctx, roots)...)
 	}
+	// Bundles among the paths, or under its folders, are unpacked into the data
+	// directory and their sessions imported from there (bundleimport.go).
+	paths, bundles, err := a.unpackBundles(ctx, paths)
+	if err != nil {
+		return nil, fmt.Errorf("unpack bundles: %w", err)
+	}
 	if len(paths) > 0 {
 		a.events.Publish(EventImportProgress, ImportProgress{Phase: "import"})
 		tick.ready() // the start event counts against the rate
@@ -203,6 +211,7 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 			a.log.Warn("maintenance after import failed", "err", err)
 		}
 	}
+	run.Bundles = bundleReportsInto(rep, bundles)
 	sum := rep.Summary
 	run.Summary = &sum
 	if rep.Gone != nil {

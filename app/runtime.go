@@ -61,5 +61,10 @@ func (w wailsShell) SaveFile(name string) (string, error) {
 	return wruntime.SaveFileDialog(w.ctx, wruntime.SaveDialogOptions{DefaultFilename: name, Title: "Export session"})
 }
 
+func (w wailsShell) OpenFile(title, patterns string) (string, error) {
+	return wruntime.OpenFileDialog(w.ctx, wruntime.OpenDialogOptions{Title: title,
+		Filters: []wruntime.FileFilter{{DisplayName: "Logbook bundles", Pattern: patterns}}})
+}
+
 // newWailsShell returns the shell for a context that isWailsContext accepted.
 func newWailsShell(ctx context.Context) shell { return wailsShell{ctx: ctx} }

@@ -149,6 +149,7 @@ func NewServer(a *App, hub *Hub, opts ServerOptions) *Server {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /api/events", s.serveEvents)
 	s.mux.HandleFunc("POST /api/{method}", s.serveCall)
+	s.mux.HandleFunc("POST /api/upload/bundle", s.serveBundleUpload) // bundleimport.go
 	s.routeEvents()
 	// The machine-to-machine endpoints are each wrapped in machine: the events
 	// API (routeEvents), the webhook (when Deps.Webhook is set), and the prefixes

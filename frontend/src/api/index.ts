@@ -268,6 +268,31 @@ export function onArchiveChange(cb: () => void): () => void {
   return () => offs.forEach((off) => off());
 }
 
+/** uploadBundle sends a bundle file to `logbook serve` (POST api/upload/bundle),
+ * which keeps it and imports it once; a refusal (too large, not a bundle, an
+ * import running) throws an ApiError with the server's words. */
+async function uploadBundle(file: File): Promise<void> {
+  const r = await fetch('api/upload/bundle', {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/octet-stream',
+      'X-Logbook-Token': await token,
+      'X-Logbook-Filename': encodeURIComponent(file.name),
+    },
+    credentials: 'omit',
+    body: file,
+  });
+  if (!r.ok) {
+    let msg = await r.text();
+    try {
+      msg = JSON.parse(msg).error ?? msg;
+    } catch {
+      /* plain text */
+    }
+    throw new ApiError(msg || r.statusText, r.status);
+  }
+}
+
 /** The bound Go methods, under the UI's names. */
 export const api = {
   info: () => run(() => App.Info()),
@@ -285,6 +310,10 @@ export const api = {
   interruptedSessions: () => run(() => App.InterruptedSessions()),
   sessionsSync: () => run(() => App.SessionsSync()),
   startImport: () => run(() => App.StartImport()),
+  /** Desktop: asks for a bundle file and imports it once; "" when cancelled. */
+  importBundleFile: () => run(() => App.ImportBundleFile()),
+  /** Browser: uploads a bundle (.logbook) to import once. */
+  uploadBundle,
   createDemo: () => run(() => App.CreateDemo()),
   selfTest: (marker: string) => run(() => App.SelfTest(marker)),
   schedules: () => run(() => App.Schedules()),

@@ -188,6 +188,7 @@ export namespace app {
 	    summary?: archive.Summary;
 	    gone: string[];
 	    error?: string;
+	    bundles?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new ImportRun(source);
@@ -201,6 +202,7 @@ export namespace app {
 	        this.summary = this.convertValues(source["summary"], archive.Summary);
 	        this.gone = source["gone"];
 	        this.error = source["error"];
+	        this.bundles = source["bundles"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

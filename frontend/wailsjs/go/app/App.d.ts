@@ -25,6 +25,8 @@ export function FileProblems(arg1:string):Promise<Array<format.Problem>>;
 
 export function FollowStatus():Promise<app.FollowStatus>;
 
+export function ImportBundleFile():Promise<string>;
+
 export function ImportSettings():Promise<app.ImportSettings>;
 
 export function ImportStatus():Promise<app.ImportStatus>;

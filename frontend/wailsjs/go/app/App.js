@@ -38,6 +38,10 @@ export function FollowStatus() {
   return window['go']['app']['App']['FollowStatus']();
 }
 
+export function ImportBundleFile() {
+  return window['go']['app']['App']['ImportBundleFile']();
+}
+
 export function ImportSettings() {
   return window['go']['app']['App']['ImportSettings']();
 }

@@ -1,0 +1,233 @@
+package app
+
+// Importing Logbook bundles (.logbook, see export/bundle.go). A bundle under an
+// import root is imported by every import of the roots (runImport), as
+// `logbook import` does with the folders it walks; export/bundleimport.go is the
+// one implementation both call. A person can also import one bundle once: the
+// desktop window asks for the file (ImportBundleFile), a browser on `logbook
+// serve` uploads it (Server.serveBundleUpload), and the upload is kept in
+// DATA/imported-bundles/uploads like the bundles the CLI unpacks there.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/export"
+)
+
+// defaultMaxBundleUpload bounds a browser's bundle upload when
+// Deps.MaxBundleUpload is 0.
+const defaultMaxBundleUpload = 1 << 30
+
+// uploadTimeout bounds how long a bundle upload's body may take to arrive.
+const uploadTimeout = 10 * time.Minute
+
+// uploadsDir is where uploaded bundles are kept, under export.BundlesDir.
+const uploadsDir = "uploads"
+
+// opener is the desktop window's open-file dialog (the Import view's "Import a
+// bundle…").
+type opener interface {
+	// OpenFile asks for a file to open; "" when the person cancels.
+	OpenFile(title string, patterns string) (string, error)
+}
+
+// unpackBundles replaces the bundles among paths, and adds those under its
+// folders, by the sessions they hold, unpacked into the data directory.
+func (a *App) unpackBundles(ctx context.Context, paths []string) ([]string, []*export.ImportedBundle, error) {
+	if a.deps.DataDir == "" {
+		return paths, nil, nil // no data directory to unpack into (a bare test app)
+	}
+	return export.UnpackBundles(ctx, a.deps.DataDir, paths)
+}
+
+// followSource is the live follower's Source: a bundle (named *.logbook) is
+// imported whole, anything else as the archive's formats say (archive.SourceOf).
+func followSource(p string) (string, bool) {
+	if strings.HasSuffix(strings.ToLower(p), ".logbook") {
+		return p, export.LooksLikeBundle(p)
+	}
+	return archive.SourceOf(p)
+}
+
+// followBundles unpacks the bundles among the follower's paths, replacing
+// them by the sessions they hold. Only the bundle files are handed to
+// export.UnpackBundles: a folder among paths (an OpenHands conversation) is not
+// walked for bundles on every change, the roots' walk finds those.
+func (a *App) followBundles(ctx context.Context, paths []string) ([]string, []*export.ImportedBundle, error) {
+	var files, rest []string
+	for _, p := range paths {
+		if strings.HasSuffix(strings.ToLower(p), ".logbook") && export.LooksLikeBundle(p) {
+			files = append(files, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(files) == 0 {
+		return paths, nil, nil
+	}
+	unpacked, bundles, err := a.unpackBundles(ctx, files)
+	if err != nil {
+		return nil, nil, fmt.Errorf("unpack bundles: %w", err)
+	}
+	return append(rest, unpacked...), bundles, nil
+}
+
+// ImportBundleFile asks, in the desktop window, for a bundle and imports it once,
+// as StartImport does the roots. It returns the chosen file, "" when the person
+// cancelled. A browser uploads the bundle instead (POST /api/upload/bundle).
+func (a *App) ImportBundleFile() (string, error) {
+	o, ok := a.events.window().(opener)
+	if !ok {
+		return "", invalid("choosing a file needs the desktop window; in a browser, upload the bundle")
+	}
+	p, err := o.OpenFile("Import a Logbook bundle", "*.logbook;*.zip")
+	if err != nil || p == "" {
+		return "", err
+	}
+	return p, a.importBundle(p)
+}
+
+// importBundle imports the bundle at path once, in the background, with
+// progress and outcome as StartImport's (the run's Roots name the bundle).
+func (a *App) importBundle(path string) error {
+	if strings.TrimSpace(path) == "" {
+		return invalid("no bundle named")
+	}
+	if !export.LooksLikeBundle(path) {
+		if _, err := os.Stat(path); err != nil {
+			return invalid(fmt.Sprintf("cannot read %s: %v", path, err))
+		}
+		return invalid(fmt.Sprintf("%s is not a Logbook bundle (a .logbook file, or a zip with a Logbook manifest)", path))
+	}
+	roots := []string{path}
+	if err := a.beginImport(roots, nil); err != nil {
+		return err
+	}
+	go func() { a.finishImport(a.importRoots(a.ctx, roots)) }()
+	return nil
+}
+
+// saveBundleUpload writes an uploaded bundle (at most limit bytes of r) into
+// DATA/imported-bundles/uploads, named by its checksum so the same bundle
+// uploaded twice is one file, and returns its path. What is no zip at all is
+// refused before anything is kept.
+func (a *App) saveBundleUpload(r io.Reader, name string) (string, error) {
+	if a.deps.DataDir == "" {
+		return "", errors.New("no data directory to keep the bundle in")
+	}
+	dir := filepath.Join(a.deps.DataDir, export.BundlesDir, uploadsDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, ".upload-*")
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = os.Remove(f.Name()) }() // gone once renamed
+	h := sha256.New()
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(r, head)
+	if !bytes.Equal(head[:n], []byte("PK\x03\x04")) {
+		f.Close()
+		return "", invalid(fmt.Sprintf("%s is not a Logbook bundle: a bundle is a zip file (it starts with PK), this file does not", displayName(name)))
+	}
+	if _, err := io.Copy(io.MultiWriter(f, h), io.MultiReader(bytes.NewReader(head), r)); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:16]+".logbook")
+	if err := os.Rename(f.Name(), p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// displayName is an uploaded file's name as a message shows it.
+func displayName(name string) string {
+	name = filepath.Base(strings.TrimSpace(name))
+	if name == "" || name == "." || name == string(filepath.Separator) {
+		return "the uploaded file"
+	}
+	return fmt.Sprintf("%q", name)
+}
+
+// serveBundleUpload takes a browser's bundle upload (the body is the file, its
+// name in the X-Logbook-Filename header), keeps it and imports it once. A body
+// past the limit gets 413, what is no bundle 400, an import already running 409.
+func (s *Server) serveBundleUpload(w http.ResponseWriter, r *http.Request) {
+	limit := s.app.deps.MaxBundleUpload
+	if limit <= 0 {
+		limit = defaultMaxBundleUpload
+	}
+	tooBig := fmt.Sprintf("the bundle is larger than the %d MB a browser may upload; import it with `logbook import FILE.logbook` instead", limit>>20)
+	if r.ContentLength > limit {
+		s.refuse(w, r, http.StatusRequestEntityTooLarge, tooBig)
+		return
+	}
+	// A large upload may take longer than BodyTimeout: it gets uploadTimeout.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadTimeout))
+	name, err := url.PathUnescape(r.Header.Get("X-Logbook-Filename")) // the page encodes it (a header is Latin-1)
+	if err != nil {
+		name = ""
+	}
+	p, err := s.app.saveBundleUpload(http.MaxBytesReader(w, r.Body, limit), name)
+	if err != nil {
+		var big *http.MaxBytesError
+		var in *inputError
+		switch {
+		case errors.As(err, &big):
+			s.refuse(w, r, http.StatusRequestEntityTooLarge, tooBig)
+		case errors.As(err, &in):
+			writeError(w, http.StatusBadRequest, in.Error())
+		default:
+			s.log.Warn("bundle upload failed", "err", err)
+			writeError(w, http.StatusInternalServerError, "the bundle could not be kept: "+err.Error())
+		}
+		return
+	}
+	if err := s.app.importBundle(p); err != nil {
+		var in *inputError
+		status := http.StatusInternalServerError
+		if errors.As(err, &in) {
+			status = http.StatusBadRequest
+			if in.conflict {
+				status = http.StatusConflict
+			}
+		}
+		writeError(w, status, FormatError(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"path": p})
+}
+
+// bundleReportsInto adds what bundles did not give to rep, and returns what
+// each gave, as `logbook import` says it (export.ReportBundles), one line each.
+func bundleReportsInto(rep *archive.ImportReport, bundles []*export.ImportedBundle) []string {
+	if len(bundles) == 0 {
+		return nil
+	}
+	export.AddBundleReports(rep, bundles)
+	var buf bytes.Buffer
+	export.ReportBundles(&buf, bundles, rep)
+	return strings.Split(strings.TrimSpace(buf.String()), "\n")
+}
