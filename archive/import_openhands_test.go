@@ -302,3 +302,43 @@ func TestOpenHandsDuplicate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, again.Summary.Unchanged, "%+v", again.Files)
 }
+
+// TestOpenHandsSideFilesAfterEvents: the state files that name the model
+// (base_state.json, meta.json) written after the last event — as an agent
+// does, and as live follow sees it — give the session its model at once, as a
+// fresh import of the finished folder does, with no event to carry it.
+func TestOpenHandsSideFilesAfterEvents(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	facts, err := openhandsgen.Generate(dir, openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 9, Turns: 3})
+	require.NoError(t, err)
+	conv := facts.Unit.Path
+	hold := t.TempDir()
+	var held []string
+	for _, name := range []string{"base_state.json", "meta.json"} {
+		if _, err := os.Stat(filepath.Join(conv, name)); err == nil {
+			require.NoError(t, os.Rename(filepath.Join(conv, name), filepath.Join(hold, name)))
+			held = append(held, name)
+		}
+	}
+	require.NotEmpty(t, held, "the generated conversation has state files")
+
+	s := archivetest.MustOpen(t)
+	first := importOne(t, s, conv)
+	require.Equal(t, archive.VerdictOK, first.Verdict, "%+v", first.Error)
+	for _, name := range held {
+		require.NoError(t, os.Rename(filepath.Join(hold, name), filepath.Join(conv, name)))
+	}
+	importOne(t, s, conv)
+
+	whole := archivetest.MustOpen(t)
+	importOne(t, whole, conv)
+	want, err := whole.Session(ctx, first.SessionID)
+	require.NoError(t, err)
+	require.NotEmpty(t, want.Models, "a fresh import names the model")
+	got, err := s.Session(ctx, first.SessionID)
+	require.NoError(t, err)
+	assert.Equal(t, want.Models, got.Models)
+	assert.Equal(t, want.Title, got.Title)
+	assert.Equal(t, want.Events, got.Events)
+}

@@ -174,6 +174,9 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 	if err := refs.keep(ctx, tx, -1); err != nil {
 		return fr, err
 	}
+	if m := rd.Model; m != nil {
+		proj.addModel(m.Provider, m.Model)
+	}
 	if t := rd.Title; t != nil {
 		proj.st.Title = t.Title
 		if t.Source != nil {

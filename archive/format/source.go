@@ -51,6 +51,10 @@ type Read struct {
 	// OpenHands ConversationInfo pushed after the events): the store sets it as a
 	// TitleItem would.
 	Title *TitleItem
+	// Model, when set, is a model the source now names that no record of Records
+	// carries (an OpenHands base_state.json or meta.json written after the last
+	// event): the store adds it as a ModelItem would.
+	Model *ModelItem
 	// Stamp is what to give the next ReadSource of this source.
 	Stamp []byte
 	// StampAt, when set, is the stamp of the source as far as its first n Records:

@@ -206,6 +206,11 @@ func build(prev stamp, conv *Conversation, next Snapshot, reset bool, rewritten 
 		rec.Items = addUsage(rec.Items, u, &st.Usage)
 		out.Records = append(out.Records, rec)
 	}
+	if len(out.Records) == 0 && st.Model == "" && conv.Meta.Model != "" {
+		// A side file alone changed and names the model: no record carries it.
+		st.Model = conv.Meta.Model
+		out.Model = &format.ModelItem{Model: conv.Meta.Model}
+	}
 	// A delta's metadata is of what it read: a title from its first user
 	// message is not the conversation's when one is archived already.
 	title, titleFrom := conv.Meta.Title, conv.Meta.TitleFrom
