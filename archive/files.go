@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -240,4 +243,177 @@ func keptBytes(ctx context.Context, q blobQuerier, path, kind string, w io.Write
 		}
 	}
 	return off, rows.Err()
+}
+
+// fileRow loads the stored state of a file, or nil.
+func (s *Store) fileRow(ctx context.Context, path string) (*fileRow, error) {
+	var r fileRow
+	var cursor, upstream sql.NullString
+	err := s.writeStmt(ctx, fileRowName).QueryRowContext(ctx, path).Scan(&r.id, &r.sessionPK, &r.size, &r.mtime, &r.inode, &r.ctime, &r.sums,
+		&r.lastSeq, &upstream, &r.headHash, &r.tailHash, &cursor, &r.verdict, &r.errorKind, &r.generation, &r.gone)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load file %s: %w", path, err)
+	}
+	if upstream.Valid {
+		r.upstream = new(upstreamState)
+		if err := json.Unmarshal([]byte(upstream.String), r.upstream); err != nil {
+			return nil, fmt.Errorf("load file %s: upstream state: %w", path, err)
+		}
+	}
+	r.cursorRaw = cursor.String
+	return &r, nil
+}
+
+// identity is the stat stored for the file.
+func (r *fileRow) identity() identity {
+	return identity{size: r.size, mtime: r.mtime, inode: r.inode, ctime: r.ctime}
+}
+
+// storedReport builds a file's report from what the archive holds.
+func (s *Store) storedReport(ctx context.Context, path, action string) (FileReport, error) {
+	known, err := s.knownFiles(ctx, path)
+	if err != nil {
+		return FileReport{Path: path, LastSeq: -1}, err
+	}
+	k := known[path]
+	if k == nil {
+		return FileReport{Path: path, LastSeq: -1}, fmt.Errorf("load report %s: %w", path, ErrNotFound)
+	}
+	fr := k.report
+	fr.Action, fr.Changed = action, action != "unchanged"
+	return fr, nil
+}
+
+// markGone flags files under the walked roots that no longer exist, and their
+// sessions, as gone upstream. Their archived data stays.
+func (s *Store) markGone(ctx context.Context, roots, found []string) ([]string, error) {
+	var gone []string
+	present := make(map[string]bool, len(found))
+	for _, f := range found {
+		present[f] = true
+	}
+	for _, root := range roots {
+		prefix := strings.TrimSuffix(root, string(filepath.Separator)) + string(filepath.Separator)
+		rows, err := s.write.QueryContext(ctx, `SELECT id, path FROM files WHERE gone = 0 AND substr(path, 1, ?) = ?`, len(prefix), prefix)
+		if err != nil {
+			return nil, err
+		}
+		type cand struct {
+			id   int64
+			path string
+		}
+		var cands []cand
+		for rows.Next() {
+			var c cand
+			if err := rows.Scan(&c.id, &c.path); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			cands = append(cands, c)
+		}
+		rows.Close()
+		for _, c := range cands {
+			if present[c.path] {
+				continue
+			}
+			if _, err := os.Lstat(c.path); !errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if _, err := s.write.ExecContext(ctx, `UPDATE files SET gone = 1 WHERE id = ?`, c.id); err != nil {
+				return nil, err
+			}
+			var sid sql.NullString
+			_ = s.write.QueryRowContext(ctx, `
+				UPDATE sessions SET health = 'gone' WHERE pk = (SELECT session_pk FROM files WHERE id = ?)
+				RETURNING id`, c.id).Scan(&sid)
+			if sid.Valid {
+				gone = append(gone, sid.String)
+			}
+		}
+	}
+	return gone, nil
+}
+
+// knownFile is what the archive holds about one file, loaded once per run so that an
+// unchanged file costs one stat and no query: a routine re-scan of thousands of files
+// stays well under a second.
+type knownFile struct {
+	id       identity
+	gone     bool
+	upstream bool // a damaged or shorter upstream version is kept aside
+	report   FileReport
+}
+
+func (s *Store) knownFiles(ctx context.Context, path string) (map[string]*knownFile, error) {
+	// path "" loads every file; otherwise just that one (storedReport), by the path
+	// index: a condition like `? = '' OR f.path = ?` would scan every file and
+	// problem for each file imported.
+	where, args := "", []any{}
+	if path != "" {
+		where, args = "AND f.path = ?", []any{path}
+	}
+	w := s.writer()
+	rows, err := w.QueryContext(ctx, `
+		SELECT f.id, f.path, f.format, f.compressed, f.size, f.mtime_ns, f.inode, COALESCE(f.ctime_ns, 0), f.gone, f.upstream IS NOT NULL,
+		       COALESCE(s.id, ''), f.verdict,
+		       f.error_kind, f.error_line, f.error_offset, f.error_message, f.records, f.events, f.last_seq
+		FROM files f LEFT JOIN sessions s ON s.pk = f.session_pk
+		WHERE 1 `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("load known files: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]*knownFile{}
+	byID := map[int64]*knownFile{}
+	for rows.Next() {
+		var k knownFile
+		var fileID int64
+		var kind, msg sql.NullString
+		var line, off sql.NullInt64
+		var ff string
+		var compressed bool
+		r := &k.report
+		if err := rows.Scan(&fileID, &r.Path, &ff, &compressed, &k.id.size, &k.id.mtime, &k.id.inode, &k.id.ctime, &k.gone, &k.upstream, &r.SessionID, &r.Verdict,
+			&kind, &line, &off, &msg, &r.Records, &r.LogicalEvents, &r.LastSeq); err != nil {
+			return nil, err
+		}
+		r.Action, r.Warnings = "unchanged", []Problem{}
+		if ff == legacyFileFormat {
+			ff = legacyFormat(compressed)
+		}
+		if agent, layout, ok := strings.Cut(ff, "/"); ok {
+			r.Agent, r.Format = agent, layout
+		}
+		if kind.Valid {
+			r.Error = &Problem{Kind: Kind(kind.String), Line: line.Int64, Offset: off.Int64, Message: msg.String}
+		}
+		out[r.Path] = &k
+		byID[fileID] = &k
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	prows, err := w.QueryContext(ctx, `
+		SELECT p.file_id, p.kind, COALESCE(p.line, 0), COALESCE(p.offset, -1), COALESCE(p.seq, 0), p.message
+		FROM problems p JOIN files f ON f.id = p.file_id
+		WHERE p.severity = 'warning' `+where+`
+		ORDER BY p.file_id, p.rowid`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer prows.Close()
+	for prows.Next() {
+		var id int64
+		var p Problem
+		if err := prows.Scan(&id, &p.Kind, &p.Line, &p.Offset, &p.Seq, &p.Message); err != nil {
+			return nil, err
+		}
+		if k := byID[id]; k != nil {
+			k.report.Warnings = append(k.report.Warnings, p)
+		}
+	}
+	return out, prows.Err()
 }
