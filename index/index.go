@@ -45,6 +45,9 @@ type Index struct {
 
 	caches segCaches // per-segment data of planned searches (plan.go)
 	window int       // windowSize; tests make it small
+
+	active                   activity      // when bl was last written or searched (pages.go)
+	releaseStop, releaseDone chan struct{} // the page releaser's stop and end (pages.go)
 }
 
 // ErrInUse is returned by Open when another process has the index open (Bleve
@@ -102,11 +105,13 @@ func OpenWith(dir string, o Options) (*Index, error) {
 		}
 		ix.bl, ix.revs = ix.guard(bl), loadRevs(dir)
 		ix.caches.readOnly = true
+		ix.startPageReleaser()
 		return ix, nil
 	}
 	if err := ix.openWriter(o); err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dir, noSpace(err))
 	}
+	ix.startPageReleaser()
 	return ix, nil
 }
 
@@ -163,6 +168,7 @@ func (ix *Index) Rebuilt() bool { return ix.rebuilt }
 // Close closes the index. It waits for a running Sync or Reindex to finish, so
 // cancel their context first to stop them sooner. It is safe to call more than once.
 func (ix *Index) Close() error {
+	ix.stopPageReleaser()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var err error
@@ -239,7 +245,7 @@ func (ix *Index) reset() error {
 
 // guard wraps a newly opened Bleve index for ix.bl.
 func (ix *Index) guard(bl bleve.Index) *guarded {
-	g := &guarded{bl: bl, readOnly: ix.readOnly}
+	g := &guarded{bl: bl, readOnly: ix.readOnly, active: &ix.active}
 	g.onPoison = func() { ix.reopenLater(g) }
 	return g
 }

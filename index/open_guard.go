@@ -64,7 +64,8 @@ type guarded struct {
 	bl       bleve.Index
 	readOnly bool
 	poisoned atomic.Bool
-	onPoison func() // called once, when a write first fails on a full disk
+	onPoison func()    // called once, when a write first fails on a full disk
+	active   *activity // touched by every write and search (pages.go)
 }
 
 func (g *guarded) write(err error) error {
@@ -114,6 +115,7 @@ func (g *guarded) Batch(b *bleve.Batch) error {
 	if err := g.check(); err != nil {
 		return err
 	}
+	defer g.active.touch() // merges follow the batch
 	return g.write(g.bl.Batch(b))
 }
 
@@ -135,6 +137,7 @@ func (g *guarded) Document(id string) (bindex.Document, error) {
 	if err := g.readable(); err != nil {
 		return nil, err
 	}
+	g.active.touch()
 	return g.bl.Document(id)
 }
 
@@ -153,6 +156,7 @@ func (g *guarded) SearchInContext(ctx context.Context, req *bleve.SearchRequest)
 	if err := g.readable(); err != nil {
 		return nil, err
 	}
+	g.active.touch()
 	return g.bl.SearchInContext(ctx, req)
 }
 
@@ -202,6 +206,7 @@ func (g *guarded) Advanced() (bindex.Index, error) {
 	if err := g.readable(); err != nil {
 		return nil, err
 	}
+	g.active.touch() // planned searches read the segments through it
 	return g.bl.Advanced()
 }
 

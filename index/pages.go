@@ -1,0 +1,106 @@
+package index
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+)
+
+// Bleve maps every segment file of the index into memory. The pages a merge or
+// a search reads stay mapped, and count towards the process's resident memory,
+// until the segment is closed: a large import's merges read hundreds of
+// megabytes that way, and a long-running window's searches touch the whole
+// index in time. Those pages are the kernel's page cache, shared and clean, but
+// they made a 1 GB import peak well over its 300 MB budget. The page releaser
+// hands them back (releasePages: MADV_DONTNEED on Linux, which drops the
+// mappings' page-table entries and leaves the page cache alone) every
+// pageReleaseEvery while the index is busy; the next read of a released page
+// maps it again from the page cache.
+
+// pageReleaseEvery is how often mapped segment pages are released while the
+// index is busy. A merge reads some 60 MB a second on this machine's cores, so
+// a quarter of a second keeps what it maps at any time to a few megabytes.
+const pageReleaseEvery = 250 * time.Millisecond
+
+// busyFor is how long after its last write or search the index counts as busy:
+// Bleve's merges go on after the last batch of an import.
+const busyFor = 30 * time.Second
+
+// activity is when the index was last written or searched, in Unix nanoseconds.
+type activity struct{ last atomic.Int64 }
+
+func (a *activity) touch() {
+	if a != nil {
+		a.last.Store(time.Now().UnixNano())
+	}
+}
+
+func (a *activity) busy(now time.Time) bool {
+	return now.UnixNano()-a.last.Load() < int64(busyFor)
+}
+
+// startPageReleaser releases the segment pages ix maps every pageReleaseEvery
+// while ix is busy, until Close.
+func (ix *Index) startPageReleaser() {
+	ix.releaseStop, ix.releaseDone = make(chan struct{}), make(chan struct{})
+	ix.active.touch() // an index just opened may have merges to finish
+	go func() {
+		defer close(ix.releaseDone)
+		t := time.NewTicker(pageReleaseEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ix.releaseStop:
+				return
+			case now := <-t.C:
+				if ix.active.busy(now) {
+					ix.releaseSegmentPages()
+				}
+			}
+		}
+	}()
+}
+
+// stopPageReleaser stops the releaser and waits for it; the caller must not
+// hold ix.mu, which a release takes to read.
+func (ix *Index) stopPageReleaser() {
+	if ix.releaseStop == nil {
+		return
+	}
+	close(ix.releaseStop)
+	<-ix.releaseDone
+	ix.releaseStop = nil
+}
+
+// releaseSegmentPages releases the mapped pages of the segments of the index's
+// current snapshot. The snapshot reader holds a reference on each segment, so
+// none is unmapped (and its address range reused) while its pages are released.
+func (ix *Index) releaseSegmentPages() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	g, ok := ix.bl.(*guarded)
+	if !ok || g.poisoned.Load() {
+		return 0
+	}
+	adv, err := g.bl.Advanced()
+	if err != nil {
+		return 0
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return 0
+	}
+	defer r.Close()
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return 0
+	}
+	var mapped [][]byte
+	for _, ss := range snap.Segments() {
+		if d, ok := ss.Segment().(interface{ Data() []byte }); ok && len(d.Data()) > 0 {
+			mapped = append(mapped, d.Data())
+		}
+	}
+	return releasePages(ix.dir, mapped)
+}

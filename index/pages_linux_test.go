@@ -1,0 +1,149 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive"
+)
+
+// mappedRSS returns how many bytes of this process's maps of files in dir are
+// resident, from /proc/self/smaps.
+func mappedRSS(t *testing.T, dir string) int64 {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	require.NoError(t, err)
+	f, err := os.Open("/proc/self/smaps")
+	require.NoError(t, err)
+	defer f.Close()
+	var total int64
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) >= 5 && strings.Contains(fields[0], "-") && !strings.HasSuffix(fields[0], ":"):
+			in = len(fields) >= 6 && strings.HasPrefix(fields[5], real+string(filepath.Separator))
+		case in && fields[0] == "Rss:":
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			require.NoError(t, err)
+			total += kb << 10
+		}
+	}
+	require.NoError(t, sc.Err())
+	return total
+}
+
+// touchSegments reads a byte of every page of every segment the index maps, as
+// a merge or a search over everything does.
+func touchSegments(t *testing.T, ix *Index) {
+	t.Helper()
+	adv, err := ix.bl.Advanced()
+	require.NoError(t, err)
+	r, err := adv.Reader()
+	require.NoError(t, err)
+	defer r.Close()
+	var sum byte
+	n := 0
+	for _, ss := range r.(*scorch.IndexSnapshot).Segments() {
+		d, ok := ss.Segment().(interface{ Data() []byte })
+		if !ok {
+			continue
+		}
+		n++
+		b := d.Data()
+		for i := 0; i < len(b); i += 4096 {
+			sum += b[i]
+		}
+	}
+	require.Positive(t, n, "no segment on disk")
+	_ = sum
+}
+
+// waitMerged waits until the index's segments stay the same for a second.
+func waitMerged(t *testing.T, ix *Index) {
+	t.Helper()
+	var last []string
+	stable := time.Now()
+	for deadline := time.Now().Add(time.Minute); time.Since(stable) < time.Second; {
+		require.True(t, time.Now().Before(deadline), "Bleve's merges do not end")
+		segs, err := loadedSegments(ix.bl)
+		require.NoError(t, err)
+		if !slices.Equal(segs, last) {
+			last, stable = segs, time.Now()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A merge or a search leaves the segment pages it read mapped; the releaser
+// hands them back to the page cache, and the index reads them again as before.
+func TestReleaseSegmentPages(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	ix, err := Open(dir)
+	require.NoError(t, err)
+	defer ix.Close()
+	ix.stopPageReleaser() // the test releases by hand
+
+	rnd := rand.New(rand.NewPCG(1, 2))
+	words := make([]string, 5000)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%x", rnd.Uint32())
+	}
+	src := &memSource{revs: map[string]int64{}, blocks: map[string][]archive.Block{}}
+	for s := range 8 {
+		id := fmt.Sprintf("s%d", s)
+		src.revs[id] = 1
+		for b := range 200 {
+			var text strings.Builder
+			for range 120 {
+				text.WriteString(words[rnd.IntN(len(words))] + " ")
+			}
+			src.blocks[id] = append(src.blocks[id], archive.Block{ID: fmt.Sprintf("%s-%d", id, b), SessionID: id,
+				Project: "p", Agent: "dsh", Kind: archive.BlockAssistant, Role: "assistant", Seq: int64(b),
+				Surface: "current", Text: text.String()})
+		}
+	}
+	_, err = ix.Sync(context.Background(), src, nil)
+	require.NoError(t, err)
+	before := searchAll(t, ix, Query{Text: words[7] + " OR " + words[8]})
+	require.NotEmpty(t, before)
+
+	// Let Bleve's merges end first: a merge reads its segments again, and closes them.
+	waitMerged(t, ix)
+	touchSegments(t, ix)
+	touched := mappedRSS(t, dir)
+	require.Greater(t, touched, int64(256<<10), "reading every segment page maps it")
+
+	require.Positive(t, ix.releaseSegmentPages())
+	assert.Less(t, mappedRSS(t, dir), touched/4, "released pages stay mapped")
+
+	assert.Equal(t, before, searchAll(t, ix, Query{Text: words[7] + " OR " + words[8]}), "a search after the release reads the same index")
+}
+
+// The releaser never touches memory that is not a map of a file in the index
+// directory.
+func TestReleasePagesOnlyIndexMaps(t *testing.T) {
+	heap := make([]byte, 1<<20)
+	for i := range heap {
+		heap[i] = 1
+	}
+	assert.Zero(t, releasePages(t.TempDir(), [][]byte{heap}))
+	for _, b := range heap {
+		require.Equal(t, byte(1), b)
+	}
+}
