@@ -19,9 +19,11 @@ import (
 // maps it again from the page cache.
 
 // pageReleaseEvery is how often mapped segment pages are released while the
-// index is busy. A merge reads some 60 MB a second on this machine's cores, so
-// a quarter of a second keeps what it maps at any time to a few megabytes.
-const pageReleaseEvery = 250 * time.Millisecond
+// index is busy. The merges at the end of a 1 GB import mapped up to 50 MB of
+// segment pages within a quarter of a second; a release costs about half a
+// millisecond (BenchmarkReleaseSegmentPages: /proc/self/maps, a snapshot and
+// one madvise per segment), 0.5% of a core at this rate.
+const pageReleaseEvery = 100 * time.Millisecond
 
 // busyFor is how long after its last write or search the index counts as busy:
 // Bleve's merges go on after the last batch of an import.

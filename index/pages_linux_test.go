@@ -94,9 +94,39 @@ func waitMerged(t *testing.T, ix *Index) {
 // hands them back to the page cache, and the index reads them again as before.
 func TestReleaseSegmentPages(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
+	ix, words := pagesIndex(t, dir)
+	before := searchAll(t, ix, Query{Text: words[7] + " OR " + words[8]})
+	require.NotEmpty(t, before)
+
+	// Let Bleve's merges end first: a merge reads its segments again, and closes them.
+	waitMerged(t, ix)
+	touchSegments(t, ix)
+	touched := mappedRSS(t, dir)
+	require.Greater(t, touched, int64(256<<10), "reading every segment page maps it")
+
+	require.Positive(t, ix.releaseSegmentPages())
+	assert.Less(t, mappedRSS(t, dir), touched/4, "released pages stay mapped")
+
+	assert.Equal(t, before, searchAll(t, ix, Query{Text: words[7] + " OR " + words[8]}), "a search after the release reads the same index")
+}
+
+// BenchmarkReleaseSegmentPages is the cost of one release of an index's segments
+// with nothing resident: what the releaser pays every pageReleaseEvery while
+// the index is busy.
+func BenchmarkReleaseSegmentPages(b *testing.B) {
+	ix, _ := pagesIndex(b, filepath.Join(b.TempDir(), "index"))
+	b.ResetTimer()
+	for range b.N {
+		ix.releaseSegmentPages()
+	}
+}
+
+// pagesIndex opens an index in dir, with the releaser stopped, and fills it with
+// 1,600 blocks of random words; it returns the index and the words.
+func pagesIndex(t testing.TB, dir string) (*Index, []string) {
 	ix, err := Open(dir)
 	require.NoError(t, err)
-	defer ix.Close()
+	t.Cleanup(func() { _ = ix.Close() })
 	ix.stopPageReleaser() // the test releases by hand
 
 	rnd := rand.New(rand.NewPCG(1, 2))
@@ -120,19 +150,7 @@ func TestReleaseSegmentPages(t *testing.T) {
 	}
 	_, err = ix.Sync(context.Background(), src, nil)
 	require.NoError(t, err)
-	before := searchAll(t, ix, Query{Text: words[7] + " OR " + words[8]})
-	require.NotEmpty(t, before)
-
-	// Let Bleve's merges end first: a merge reads its segments again, and closes them.
-	waitMerged(t, ix)
-	touchSegments(t, ix)
-	touched := mappedRSS(t, dir)
-	require.Greater(t, touched, int64(256<<10), "reading every segment page maps it")
-
-	require.Positive(t, ix.releaseSegmentPages())
-	assert.Less(t, mappedRSS(t, dir), touched/4, "released pages stay mapped")
-
-	assert.Equal(t, before, searchAll(t, ix, Query{Text: words[7] + " OR " + words[8]}), "a search after the release reads the same index")
+	return ix, words
 }
 
 // The releaser never touches memory that is not a map of a file in the index
