@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/index"
+	"github.com/logbook/logbook/internal/memlimit"
 )
 
 func importFlags(fs *flag.FlagSet) (*bool, *archive.ImportOptions) {
@@ -23,9 +23,6 @@ func importFlags(fs *flag.FlagSet) (*bool, *archive.ImportOptions) {
 	fs.BoolVar(&o.ReplaceDamaged, "replace-damaged", false, "let a source reported as damaged upstream replace the archived session even though it holds less (the archived version is kept as superseded lines)")
 	return asJSON, &o
 }
-
-// importMemoryLimit is the soft heap limit of `logbook import` (see cmdImport).
-const importMemoryLimit = 200 << 20
 
 // cmdImport runs `logbook import`: it imports session logs into the archive and
 // brings the search index level with it.
@@ -78,13 +75,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
-	// An import's heap is mostly garbage between records (decoded lines, blocks on
-	// their way to SQLite). A soft limit makes the collector reclaim it before the
-	// process grows, which keeps a whole import, index included, well under 300 MB
-	// on the largest lines and frames a log may hold; GOMEMLIMIT overrides it.
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(importMemoryLimit)
-	}
+	memlimit.Apply()
 	s, err := e.openArchive(ctx)
 	if err != nil {
 		return err

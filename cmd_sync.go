@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/internal/memlimit"
 	"github.com/logbook/logbook/sync/archivesync"
 	"github.com/logbook/logbook/sync/crypt"
 	"github.com/logbook/logbook/sync/repo"
@@ -193,6 +194,7 @@ func runSync(ctx context.Context, e *env, name string, args []string, o archives
 	if err := e.needWritable("sync"); err != nil {
 		return err
 	}
+	memlimit.Apply() // a pull imports
 	s, err := e.openArchive(ctx)
 	if err != nil {
 		return err

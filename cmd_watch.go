@@ -7,9 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/index"
+	"github.com/logbook/logbook/internal/memlimit"
 	"github.com/logbook/logbook/sync/follow"
 )
 
@@ -63,9 +62,7 @@ func cmdWatch(ctx context.Context, e *env, args []string) error {
 	if err := e.needWritable("watch"); err != nil {
 		return err
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(importMemoryLimit) // as import: the first pass may be a whole import
-	}
+	memlimit.Apply() // the first pass may be a whole import
 	// main stops on Ctrl-C; a service manager stops with SIGTERM. Either way the
 	// import under way finishes (see importCtx) and is reported.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)

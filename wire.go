@@ -22,6 +22,7 @@ import (
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/index"
 	"github.com/logbook/logbook/internal/apikey"
+	"github.com/logbook/logbook/internal/memlimit"
 	"github.com/logbook/logbook/scheduler"
 	"github.com/logbook/logbook/sync/archivesync"
 )
@@ -359,6 +360,7 @@ func (u *uiWiring) Close() {
 // index (holderServe, holderWindow). In a read-only data directory there is no
 // start-up import, so the index is made ready now (openIndex).
 func (e *env) openUI(ctx context.Context, o uiOptions, syncNow bool, who string) (*uiWiring, error) {
+	memlimit.Apply() // the window and serve import too: at start, from Import, live follow, sync
 	s, err := e.openArchive(ctx)
 	if err != nil {
 		return nil, err

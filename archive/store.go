@@ -117,11 +117,12 @@ func (s *Store) Open(ctx context.Context) error {
 	// dominated the wall time.
 	q.Add("_pragma", "wal_autocheckpoint(4096)")
 	dsn := "file:" + abs + "?" + q.Encode()
-	// The page cache is per connection and outside the Go heap: 64 MiB for the
+	// The page cache is per connection and outside the Go heap: 32 MiB for the
 	// one writer (imports), 8 MiB for each of the four readers, which mostly read
 	// a session's recent pages once (the kernel caches the file for them anyway).
-	// 64 MiB each let a large import with the index reading along reach ~580 MB.
-	if s.write, err = sql.Open("sqlite", dsn+"&_pragma=cache_size(-65536)&_txlock=immediate"); err != nil {
+	// 64 MiB each let a large import with the index reading along reach ~580 MB;
+	// an import appends, so a larger writer cache only holds pages it is done with.
+	if s.write, err = sql.Open("sqlite", dsn+"&_pragma=cache_size(-32768)&_txlock=immediate"); err != nil {
 		return fmt.Errorf("open archive writer: %w", err)
 	}
 	s.write.SetMaxOpenConns(1)
@@ -142,7 +143,10 @@ func (s *Store) Open(ctx context.Context) error {
 		zstd.WithDecoderMaxMemory(archivedBlockMax), zstd.WithDecoderMaxWindow(archivedBlockMax)); err != nil {
 		return fmt.Errorf("open archive: %w", err)
 	}
-	if s.zenc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(2)); err != nil {
+	// Blocks are about blockTarget (1 MiB) of lines, so a 2 MiB window loses them
+	// nothing; the default 8 MiB window made each of the two encoders hold 16 MiB.
+	if s.zenc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(2),
+		zstd.WithWindowSize(2<<20), zstd.WithLowerEncoderMem(true)); err != nil {
 		return fmt.Errorf("open archive: %w", err)
 	}
 	if err := s.migrate(ctx); err != nil {

@@ -39,6 +39,7 @@ import (
 	"github.com/logbook/logbook/archive"
 	"github.com/logbook/logbook/archive/archivetest"
 	"github.com/logbook/logbook/archive/dshgen"
+	"github.com/logbook/logbook/internal/memlimit"
 )
 
 func BenchmarkImportSearchable(b *testing.B) {
@@ -100,6 +101,7 @@ func BenchmarkImportSearchableRealLog(b *testing.B) {
 // archive and indexes it, b.N times.
 func benchImportSearchable(b *testing.B, root string, logical int64) {
 	overlap := os.Getenv("LOGBOOK_BENCH_OVERLAP") != ""
+	memlimit.Apply() // as logbook import does
 	b.SetBytes(logical)
 	b.ResetTimer()
 	for range b.N {
