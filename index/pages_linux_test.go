@@ -52,7 +52,7 @@ func mappedRSS(t *testing.T, dir string) int64 {
 // a merge or a search over everything does.
 func touchSegments(t *testing.T, ix *Index) {
 	t.Helper()
-	adv, err := ix.bl.Advanced()
+	adv, err := ix.bl.(*guarded).bl.Advanced() // not through guarded, which marks the index busy
 	require.NoError(t, err)
 	r, err := adv.Reader()
 	require.NoError(t, err)
@@ -71,8 +71,11 @@ func touchSegments(t *testing.T, ix *Index) {
 		}
 	}
 	require.Positive(t, n, "no segment on disk")
-	_ = sum
+	touchedSum = sum
 }
+
+// touchedSum keeps touchSegments' reads from being optimised away.
+var touchedSum byte
 
 // waitMerged waits until the index's segments stay the same for a second.
 func waitMerged(t *testing.T, ix *Index) {
@@ -108,6 +111,28 @@ func TestReleaseSegmentPages(t *testing.T) {
 	assert.Less(t, mappedRSS(t, dir), touched/4, "released pages stay mapped")
 
 	assert.Equal(t, before, searchAll(t, ix, Query{Text: words[7] + " OR " + words[8]}), "a search after the release reads the same index")
+}
+
+// An open index releases what a search mapped by itself while it is busy, and
+// stops when it is idle.
+func TestPageReleaserRuns(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	ix, words := pagesIndex(t, dir)
+	ix.startPageReleaser()
+	waitMerged(t, ix)
+
+	require.NotEmpty(t, searchAll(t, ix, Query{Text: words[3]})) // busy
+	touchSegments(t, ix)
+	touched := mappedRSS(t, dir)
+	require.Greater(t, touched, int64(256<<10))
+	require.Eventually(t, func() bool { return mappedRSS(t, dir) < touched/4 }, 5*time.Second, 20*time.Millisecond,
+		"the releaser leaves the pages a search mapped")
+
+	ix.active.last.Store(time.Now().Add(-2 * busyFor).UnixNano()) // idle
+	time.Sleep(2 * pageReleaseEvery)
+	touchSegments(t, ix)
+	time.Sleep(3 * pageReleaseEvery)
+	assert.Greater(t, mappedRSS(t, dir), touched/2, "an idle index is left alone")
 }
 
 // BenchmarkReleaseSegmentPages is the cost of one release of an index's segments
