@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"io"
 	"net/http"
 	"os"
@@ -30,9 +29,7 @@ func exportedBundle(t *testing.T) ([]byte, string) {
 	src.importNow(t)
 	f, err := src.Export(l.ID(), ExportOptions{Format: "bundle"}, redact.Decisions{})
 	require.NoError(t, err)
-	raw, err := base64.StdEncoding.DecodeString(f.Content)
-	require.NoError(t, err)
-	return raw, l.ID()
+	return []byte(fetched(t, src.App, f)), l.ID()
 }
 
 // TestImportBundleUnderRoot: a bundle under an import root is unpacked into the
@@ -182,3 +179,4 @@ func TestImportBundleFile(t *testing.T) {
 	_, err = ta.deps.Archive.Session(context.Background(), id)
 	require.NoError(t, err)
 }
+
