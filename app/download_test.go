@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/archive/openhands/openhandstest"
 	"github.com/logbook/logbook/export"
 )
 
@@ -186,6 +188,57 @@ func TestExportQueryEveryPage(t *testing.T) {
 	for _, bad := range []string{`[""]`, `["("]`} {
 		code, out = ts.call(t, "ExportQuery", bad)
 		assert.Equal(t, http.StatusUnprocessableEntity, code, out)
+		assert.NotContains(t, out, "Something went wrong")
+	}
+}
+
+// TestExportDownloadOpenHands: an OpenHands conversation's original files reach
+// a browser as one zip of them, each byte-identical to what `logbook export
+// --format openhands -o DIR` writes (archive.ExportOriginal); a dsh session has
+// none, and says so.
+func TestExportDownloadOpenHands(t *testing.T) {
+	conv := filepath.Join("..", "..", "shared", "corpus", "openhands", "OpenHands-CLI", "tests", "trajectories", "cli447_hi_followup_iterative_case_a")
+	if _, err := os.Stat(conv); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the OpenHands corpus is missing in CI: %v", err)
+		}
+		t.Skip("the shared corpus is not on this machine")
+	}
+	ts := newTestServer(t)
+	require.NoError(t, os.CopyFS(filepath.Join(ts.root, filepath.Base(conv)), os.DirFS(conv)))
+	dsh := ts.generate(t, 8, "/home/dev/oh")
+	ts.importNow(t)
+	list, err := ts.deps.Archive.ListSessions(context.Background(), archive.SessionFilter{})
+	require.NoError(t, err)
+	var id string
+	for _, s := range list {
+		if s.Agent != "dsh" {
+			id = s.ID
+		}
+	}
+	require.NotEmpty(t, id, "the conversation is imported")
+
+	f := ts.exportCall(t, id, ExportOptions{Format: "openhands"})
+	assert.Equal(t, id+"-openhands.zip", f.Name)
+	resp, body := ts.get(t, f.Download)
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Equal(t, "application/zip", resp.Header.Get("Content-Type"))
+	dir := t.TempDir()
+	require.NoError(t, ts.deps.Archive.ExportOriginal(context.Background(), id, dir))
+	assert.Equal(t, openhandstest.ReadTree(t, dir), zipBytes(t, []byte(body)), "the zip holds the conversation's files as the CLI writes them")
+
+	for _, o := range []struct {
+		id   string
+		opts ExportOptions
+	}{
+		{dsh.ID(), ExportOptions{Format: "openhands"}},
+		{id, ExportOptions{Format: "openhands", Redact: true}},
+		{id, ExportOptions{Format: "openhands", Turns: "1"}},
+	} {
+		b, err := json.Marshal([]any{o.id, o.opts, map[string]any{}})
+		require.NoError(t, err)
+		code, out := ts.call(t, "Export", string(b))
+		assert.Equal(t, http.StatusUnprocessableEntity, code, "%+v: %s", o.opts, out)
 		assert.NotContains(t, out, "Something went wrong")
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // ExportOptions say how the UI's Export dialog exports a session, or sessions.
 type ExportOptions struct {
-	Format string `json:"format"` // md | html | jsonl | bundle
+	Format string `json:"format"` // md | html | jsonl | openhands | bundle
 	// Redact scans the export for secrets and personal data (md, html and bundle).
 	Redact bool `json:"redact"`
 	// Names are further person names to find besides the current user's.
@@ -65,10 +65,11 @@ type ExportFile struct {
 
 // exportMIME is the media type of each format.
 var exportMIME = map[string]string{
-	export.FormatMarkdown: "text/markdown; charset=utf-8",
-	export.FormatHTML:     "text/html; charset=utf-8",
-	export.FormatJSONL:    "application/jsonl",
-	export.FormatBundle:   "application/zip",
+	export.FormatMarkdown:  "text/markdown; charset=utf-8",
+	export.FormatHTML:      "text/html; charset=utf-8",
+	export.FormatJSONL:     "application/jsonl",
+	export.FormatOpenHands: "application/zip", // the conversation's files, zipped
+	export.FormatBundle:    "application/zip",
 }
 
 // maxBundleSessions bounds the sessions of a bundle the UI asks for (as
@@ -78,7 +79,7 @@ const maxBundleSessions = export.MaxQuerySessions
 // checkExport validates opts.
 func checkExport(sessionID string, opts ExportOptions) error {
 	if _, ok := exportMIME[opts.Format]; !ok {
-		return invalid(fmt.Sprintf("unknown export format %q (md, html, jsonl or bundle)", opts.Format))
+		return invalid(fmt.Sprintf("unknown export format %q (md, html, jsonl, openhands or bundle)", opts.Format))
 	}
 	n := len(opts.ids(sessionID))
 	switch {
@@ -89,10 +90,10 @@ func checkExport(sessionID string, opts ExportOptions) error {
 	case opts.Format != export.FormatBundle && strings.TrimSpace(sessionID) == "":
 		return invalid("a session id is required")
 	case opts.Format != export.FormatBundle && len(opts.Sessions) > 0:
-		return invalid("several sessions go in a bundle; md, html and jsonl export one")
+		return invalid("several sessions go in a bundle; md, html, jsonl and openhands export one")
 	}
-	if opts.Redact && opts.Format == export.FormatJSONL {
-		return invalid("redaction applies to md, html and bundle exports; jsonl is the archive's exact record")
+	if opts.Redact && (opts.Format == export.FormatJSONL || opts.Format == export.FormatOpenHands) {
+		return invalid(fmt.Sprintf("redaction applies to md, html and bundle exports; %s is the archive's exact record", opts.Format))
 	}
 	if !opts.part().Whole() && opts.Format != export.FormatMarkdown && opts.Format != export.FormatHTML {
 		return invalid(fmt.Sprintf("a turn range applies to md and html exports; %s holds whole sessions", opts.Format))
@@ -204,21 +205,9 @@ func (a *App) Export(sessionID string, opts ExportOptions, decisions redact.Deci
 	if err := checkExport(sessionID, opts); err != nil {
 		return ExportFile{}, err
 	}
-	// The sessions are resolved first: an unknown one asks nothing.
-	ids := opts.ids(sessionID)
-	for i, id := range ids {
-		sess, err := a.deps.Archive.Session(a.ctx, id)
-		if err != nil {
-			return ExportFile{}, err
-		}
-		ids[i] = sess.ID
-	}
-	f := ExportFile{Name: ids[0] + "." + opts.Format, MIME: exportMIME[opts.Format]}
-	if opts.Format == export.FormatBundle {
-		f.Name = ids[0] + ".logbook"
-		if len(ids) > 1 {
-			f.Name = fmt.Sprintf("logbook-%d-sessions.logbook", len(ids))
-		}
+	ids, f, err := a.exportFile(sessionID, opts)
+	if err != nil {
+		return f, err
 	}
 	var sum *redact.Summary
 	write := func(w io.Writer) (err error) { sum, err = a.writeExport(ids, opts, decisions, w); return err }
@@ -243,12 +232,44 @@ func (a *App) Export(sessionID string, opts ExportOptions, decisions redact.Deci
 	return f, nil
 }
 
+// exportFile resolves the sessions opts export (first: an unknown one asks
+// nothing) and names the file.
+func (a *App) exportFile(sessionID string, opts ExportOptions) ([]string, ExportFile, error) {
+	ids := opts.ids(sessionID)
+	for i, id := range ids {
+		sess, err := a.deps.Archive.Session(a.ctx, id)
+		if err != nil {
+			return nil, ExportFile{}, err
+		}
+		ids[i] = sess.ID
+	}
+	f := ExportFile{Name: ids[0] + "." + opts.Format, MIME: exportMIME[opts.Format]}
+	switch {
+	case opts.Format == export.FormatOpenHands:
+		f.Name = ids[0] + "-openhands.zip"
+		kept, err := a.deps.Archive.KeptFiles(a.ctx, ids[0])
+		if err != nil {
+			return nil, ExportFile{}, err
+		}
+		if len(kept) == 0 {
+			return nil, ExportFile{}, invalid(fmt.Sprintf("session %s keeps no OpenHands files: it is no OpenHands conversation (a dsh session's exact log is jsonl)", ids[0]))
+		}
+	case opts.Format == export.FormatBundle && len(ids) > 1:
+		f.Name = fmt.Sprintf("logbook-%d-sessions.logbook", len(ids))
+	case opts.Format == export.FormatBundle:
+		f.Name = ids[0] + ".logbook"
+	}
+	return ids, f, nil
+}
+
 // writeExport writes the export of ids (resolved; one but for a bundle) to w and
 // returns the redaction summary, nil when not redacted.
 func (a *App) writeExport(ids []string, opts ExportOptions, decisions redact.Decisions, w io.Writer) (*redact.Summary, error) {
 	switch {
 	case opts.Format == export.FormatJSONL:
 		return nil, a.deps.Archive.ExportJSONL(a.ctx, ids[0], w)
+	case opts.Format == export.FormatOpenHands:
+		return nil, export.WriteOriginalZip(a.ctx, a.deps.Archive, ids[0], w)
 	case opts.Format == export.FormatBundle && !opts.Redact:
 		bw := export.NewBundleWriter(w, "the Export dialog: session "+strings.Join(ids, ", session "), nil)
 		if err := bw.AddSessions(a.ctx, a.deps.Archive, ids); err != nil {

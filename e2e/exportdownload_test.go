@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/logbook/logbook/archive/dshgen"
+	"github.com/logbook/logbook/archive/openhands/openhandstest"
 	"github.com/logbook/logbook/export"
 )
 
@@ -140,4 +141,22 @@ func TestExportSearchResultsEveryPage(t *testing.T) {
 	}
 	assert.ElementsMatch(t, want, got, "the CLI's bundle of the search holds the same sessions")
 	assert.False(t, strings.Contains(strings.Join(got, " "), other.ID()))
+}
+
+// An OpenHands conversation's original files download as one zip of them, each
+// the very bytes `logbook export --format openhands -o DIR` writes.
+func TestExportDownloadOpenHandsIsTheCLIFiles(t *testing.T) {
+	oh := filepath.Join(repoRoot(), "..", "shared", "corpus", "openhands", "OpenHands-CLI", "tests", "trajectories", "cli447_hi_followup_iterative_case_a")
+	if _, err := os.Stat(oh); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the OpenHands corpus is missing in CI: %v", err)
+		}
+		t.Skip("the shared corpus is not on this machine")
+	}
+	e := serveRoots(t, oh)
+	const id = "cli447_hi_followup_iterative_case_a"
+	file, _ := exportFrom(t, e, "#/session/"+id, "export-open", "openhands", id+"-openhands.zip")
+	dir := filepath.Join(t.TempDir(), "cli")
+	runCLI(t, e.dataDir, "export", id, "--format", "openhands", "-o", dir)
+	assert.Equal(t, openhandstest.ReadTree(t, dir), entries(t, file))
 }
