@@ -223,7 +223,7 @@ func querySessions(ctx context.Context, e *env, s *archive.Store, q string) (map
 		return nil, err
 	}
 	defer ix.Close()
-	found, err := export.QuerySessions(ctx, ix, q, export.MaxQuerySessions)
+	found, err := export.QuerySessions(ctx, s, ix, q, export.MaxQuerySessions)
 	var qe *index.QueryError
 	var many *export.TooManySessionsError
 	switch {

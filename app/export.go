@@ -124,7 +124,7 @@ func (a *App) ExportQuery(query string) (ExportSelection, error) {
 	if a.deps.Index == nil {
 		return ExportSelection{}, errors.New("search index is not open")
 	}
-	ids, err := export.QuerySessions(a.ctx, a.deps.Index, query, maxBundleSessions)
+	ids, err := export.QuerySessions(a.ctx, a.deps.Archive, a.deps.Index, query, maxBundleSessions)
 	var many *export.TooManySessionsError
 	if errors.As(err, &many) {
 		return ExportSelection{}, invalid(many.Error())

@@ -36,16 +36,25 @@ func TestQuerySessions(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, first.NextCursor, "the hits take more than one page")
 
-	got, err := export.QuerySessions(ctx, ix, q, export.MaxQuerySessions)
+	got, err := export.QuerySessions(ctx, s, ix, q, export.MaxQuerySessions)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, ids[:12], got)
 
-	_, err = export.QuerySessions(ctx, ix, q, 5)
+	// With fewer pages than the hits take, the rest is asked session by
+	// session, with the same answer.
+	got, err = export.QuerySessionsPages(ctx, s, ix, q, export.MaxQuerySessions, 1)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, ids[:12], got)
+	got, err = export.QuerySessionsPages(ctx, s, ix, `project:/home/dev/other OR project:/home/dev/nowhere`, export.MaxQuerySessions, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []string{other.ID()}, got, "a query with OR is narrowed to the session as a whole")
+
+	_, err = export.QuerySessions(ctx, s, ix, q, 5)
 	var many *export.TooManySessionsError
 	require.ErrorAs(t, err, &many)
 	assert.Contains(t, err.Error(), "more than 5 sessions")
 
-	_, err = export.QuerySessions(ctx, ix, "(", export.MaxQuerySessions)
+	_, err = export.QuerySessions(ctx, s, ix, "(", export.MaxQuerySessions)
 	var qe *index.QueryError
 	assert.ErrorAs(t, err, &qe)
 }
