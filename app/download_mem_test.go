@@ -22,9 +22,11 @@ import (
 	"github.com/logbook/logbook/archive/dshgen"
 )
 
-// heapObjects is the bytes of live and not yet swept heap objects.
-func heapObjects() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+// liveHeap is the heap the last GC found live: what the program holds, apart
+// from how much garbage the GC's pacing lets pile up (which grows with the
+// rest of the process's heap, other tests' included).
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
@@ -51,10 +53,11 @@ func cpuSeconds() float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
-// TestExportDownloadMemory: a large bundle reaches the browser through a heap
-// that does not grow with it: built into a file one session at a time, then
-// streamed in chunks. (The base64-in-JSON answer it replaces held the bundle,
-// its base64 and the JSON of that, over 3.6 times the bundle, at once.)
+// TestExportDownloadMemory: a large bundle reaches the browser through a live
+// heap that does not grow with it: built into a file one session at a time,
+// then streamed in chunks. (The base64-in-JSON answer it replaces held the
+// bundle, its base64 and the JSON of that, over 3.6 times the bundle, live at
+// once: 30 MB for this test's 8 MB bundle.)
 // LOGBOOK_EXPORT_MB sets the generated logs' size (24 MiB by default; 620 gives
 // a bundle of 211 MB) and the test logs the figures; LOGBOOK_EXPORT_KEEP=FILE
 // keeps the bundle.
@@ -83,7 +86,7 @@ func TestExportDownloadMemory(t *testing.T) {
 
 	runtime.GC()
 	debug.FreeOSMemory()
-	base := heapObjects()
+	base := liveHeap()
 	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // resets VmHWM (Linux)
 	rss0 := peakRSS()
 	var peak atomic.Uint64
@@ -94,7 +97,7 @@ func TestExportDownloadMemory(t *testing.T) {
 		tick := time.NewTicker(2 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if h := heapObjects(); h > peak.Load() {
+			if h := liveHeap(); h > peak.Load() {
 				peak.Store(h)
 			}
 			select {
@@ -126,12 +129,12 @@ func TestExportDownloadMemory(t *testing.T) {
 	require.Equal(t, f.Bytes, n)
 
 	grew := int64(peak.Load()) - int64(base)
-	out, _ := json.Marshal(map[string]any{"sessions": len(ids), "bundle_mb": float64(n) / (1 << 20), "heap_growth_mb": float64(grew) / (1 << 20),
+	out, _ := json.Marshal(map[string]any{"sessions": len(ids), "bundle_mb": float64(n) / (1 << 20), "live_heap_growth_mb": float64(grew) / (1 << 20),
 		"peak_rss_mb": float64(peakRSS()) / (1 << 20), "rss_before_mb": float64(rss0) / (1 << 20), "cpu_s": cpu, "cpu_build_s": cpuBuild,
 		"build_s": built.Seconds(), "total_s": took.Seconds()})
 	t.Logf("export download: %s", out)
-	assert.Less(t, grew, int64(48<<20), "the heap grew by %d MiB for a %d MiB bundle", grew>>20, n>>20)
+	assert.Less(t, grew, int64(16<<20), "the live heap grew by %d MiB for a %d MiB bundle", grew>>20, n>>20)
 	if n > 64<<20 {
-		assert.Less(t, grew, n/2, "the heap does not grow with the bundle")
+		assert.Less(t, grew, n/8, "the live heap does not grow with the bundle")
 	}
 }
