@@ -192,6 +192,12 @@ func (d *downloads) close() {
 // serveDownload is GET /api/download/{id}?key=K: the export streamed as an
 // attachment, once (see take for the refusals), then removed.
 func (s *Server) serveDownload(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		// A HEAD (which the GET pattern also routes here) must not spend the one GET.
+		w.Header().Set("Allow", "GET")
+		writeError(w, http.StatusMethodNotAllowed, "a download is fetched with GET, once")
+		return
+	}
 	dl, status := s.app.downloads.take(r.PathValue("id"), r.URL.Query().Get("key"))
 	switch status {
 	case http.StatusUnauthorized:

@@ -97,6 +97,9 @@ func TestExportDownload(t *testing.T) {
 			resp, _ = do(t, r)
 			assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "the run's token is no key")
 
+			resp, _ = do(t, ts.req(t, "HEAD", "/"+f.Download, "", true))
+			assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode, "a HEAD does not spend the download")
+
 			resp, body = ts.get(t, f.Download)
 			require.Equal(t, http.StatusOK, resp.StatusCode, body)
 			assert.Equal(t, exportMIME[format], resp.Header.Get("Content-Type"))
