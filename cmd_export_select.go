@@ -116,13 +116,6 @@ func (sf *selectFlags) hitSession(pos []string) (string, error) {
 	return h.SessionID, nil
 }
 
-// maxQuerySessions bounds how many sessions --query puts in a bundle, and
-// maxQueryPages how many pages of hits (index.MaxLimit each) it reads for them.
-const (
-	maxQuerySessions = 1000
-	maxQueryPages    = 40
-)
-
 // selectSessions resolves a bundle's sessions: the named ones (positional and
 // --session) and those --project, --since/--until and --query choose (all of
 // them must hold for a session they choose), without repeats, in the order
@@ -221,32 +214,29 @@ func timeRange(since, until string) (time.Time, time.Time, error) {
 }
 
 // querySessions runs a search (through the index, brought level with the
-// archive first, as `logbook search` does) and returns the sessions of its hits,
-// at most maxQuerySessions of them, from its newest maxQueryPages pages of hits.
+// archive first, as `logbook search` does) and returns the sessions of its hits:
+// all of them, resolved as the Export dialog of search results resolves them
+// (export.QuerySessions).
 func querySessions(ctx context.Context, e *env, s *archive.Store, q string) (map[string]bool, error) {
 	ix, err := e.openIndex(ctx, s, holderSearch, true)
 	if err != nil {
 		return nil, err
 	}
 	defer ix.Close()
+	found, err := export.QuerySessions(ctx, s, ix, q, export.MaxQuerySessions)
+	var qe *index.QueryError
+	var many *export.TooManySessionsError
+	switch {
+	case errors.As(err, &qe):
+		return nil, usageError{fmt.Errorf("--query: %w", qe)}
+	case errors.As(err, &many):
+		return nil, usageError{fmt.Errorf("--query: %w", many)}
+	case err != nil:
+		return nil, err
+	}
 	ids := map[string]bool{}
-	cursor := ""
-	for page := 0; page < maxQueryPages && len(ids) < maxQuerySessions; page++ {
-		res, err := ix.Search(ctx, index.Query{Text: q, Sort: "recent", Limit: index.MaxLimit, Cursor: cursor})
-		var qe *index.QueryError
-		if errors.As(err, &qe) {
-			return nil, usageError{fmt.Errorf("--query: %w", qe)}
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range res.Hits {
-			ids[h.SessionID] = true
-		}
-		if res.NextCursor == "" || len(res.Hits) == 0 {
-			break
-		}
-		cursor = res.NextCursor
+	for _, id := range found {
+		ids[id] = true
 	}
 	return ids, nil
 }

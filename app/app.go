@@ -89,7 +89,8 @@ type App struct {
 	// webhookURL is where this process's server accepts the webhook ("" when it
 	// does not); see webhook.go.
 	webhookURL string
-	sync       appSync // background sync (sync.go)
+	sync       appSync   // background sync (sync.go)
+	downloads  downloads // exports waiting for a browser to fetch them (download.go)
 }
 
 // New builds the app; call Startup before use.

@@ -113,7 +113,8 @@ func crossSite(r *http.Request) bool {
 }
 
 // authorized reports whether an API request carries the token: in the header,
-// or, for the event stream only, in the query. It reads headers and the URL
+// or, for the event stream only, in the query; an export's download is let
+// through to check its own key. It reads headers and the URL
 // only, never the body, so a refused request costs no read.
 func (s *Server) authorized(r *http.Request) bool {
 	if h := r.Header.Get(tokenHeader); h != "" {
@@ -121,6 +122,9 @@ func (s *Server) authorized(r *http.Request) bool {
 	}
 	if r.URL.Path == "/api/events" && r.Method == http.MethodGet {
 		return s.validToken(r.URL.Query().Get("token"))
+	}
+	if strings.HasPrefix(r.URL.Path, downloadPrefix) && r.Method == http.MethodGet {
+		return true // a navigation, with the download's own one-time key instead (download.go)
 	}
 	return false
 }

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -122,19 +123,20 @@ func (a *App) importBundle(path string) error {
 
 // saveBundleUpload writes an uploaded bundle (at most limit bytes of r) into
 // DATA/imported-bundles/uploads, named by its checksum so the same bundle
-// uploaded twice is one file, and returns its path. What is no zip at all is
-// refused before anything is kept.
-func (a *App) saveBundleUpload(r io.Reader, name string) (string, error) {
+// uploaded twice is one file, and returns its path, and whether this upload
+// made that file (false when the same bundle was kept already). What is no zip
+// at all is refused before anything is kept.
+func (a *App) saveBundleUpload(r io.Reader, name string) (string, bool, error) {
 	if a.deps.DataDir == "" {
-		return "", errors.New("no data directory to keep the bundle in")
+		return "", false, errors.New("no data directory to keep the bundle in")
 	}
 	dir := filepath.Join(a.deps.DataDir, export.BundlesDir, uploadsDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
+		return "", false, err
 	}
 	f, err := os.CreateTemp(dir, ".upload-*")
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	defer func() { _ = os.Remove(f.Name()) }() // gone once renamed
 	h := sha256.New()
@@ -142,24 +144,51 @@ func (a *App) saveBundleUpload(r io.Reader, name string) (string, error) {
 	n, _ := io.ReadFull(r, head)
 	if !bytes.Equal(head[:n], []byte("PK\x03\x04")) {
 		f.Close()
-		return "", invalid(fmt.Sprintf("%s is not a Logbook bundle: a bundle is a zip file (it starts with PK), this file does not", displayName(name)))
+		return "", false, invalid(fmt.Sprintf("%s is not a Logbook bundle: a bundle is a zip file (it starts with PK), this file does not", displayName(name)))
 	}
 	if _, err := io.Copy(io.MultiWriter(f, h), io.MultiReader(bytes.NewReader(head), r)); err != nil {
 		f.Close()
-		return "", err
+		return "", false, err
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return "", err
+		return "", false, err
 	}
 	if err := f.Close(); err != nil {
-		return "", err
+		return "", false, err
 	}
 	p := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:16]+".logbook")
+	_, err = os.Stat(p)
+	made := errors.Is(err, fs.ErrNotExist)
 	if err := os.Rename(f.Name(), p); err != nil {
+		return "", false, err
+	}
+	return p, made, nil
+}
+
+// importUpload keeps an uploaded bundle (saveBundleUpload) and imports it once
+// (importBundle). A bundle whose import is refused (one began while it
+// arrived) is not kept: the file goes again, unless an earlier upload of the
+// same bundle had kept it.
+func (a *App) importUpload(r io.Reader, name string) (string, error) {
+	p, made, err := a.saveBundleUpload(r, name)
+	if err != nil {
+		return "", err
+	}
+	if err := a.importBundle(p); err != nil {
+		if made {
+			_ = os.Remove(p)
+		}
 		return "", err
 	}
 	return p, nil
+}
+
+// importRunning reports whether an import holds the one import slot.
+func (a *App) importRunning() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.importing
 }
 
 // displayName is an uploaded file's name as a message shows it.
@@ -173,7 +202,8 @@ func displayName(name string) string {
 
 // serveBundleUpload takes a browser's bundle upload (the body is the file, its
 // name in the X-Logbook-Filename header), keeps it and imports it once. A body
-// past the limit gets 413, what is no bundle 400, an import already running 409.
+// past the limit gets 413, what is no bundle 400, an import already running 409
+// (and nothing kept).
 func (s *Server) serveBundleUpload(w http.ResponseWriter, r *http.Request) {
 	limit := s.app.deps.MaxBundleUpload
 	if limit <= 0 {
@@ -184,37 +214,33 @@ func (s *Server) serveBundleUpload(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, http.StatusRequestEntityTooLarge, tooBig)
 		return
 	}
+	if s.app.importRunning() {
+		// Refused before a byte of the body is read or kept (importUpload
+		// removes the file of one refused after it arrived).
+		s.refuse(w, r, http.StatusConflict, "an import is already running: upload the bundle once it is done")
+		return
+	}
 	// A large upload may take longer than BodyTimeout: it gets uploadTimeout.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(uploadTimeout))
 	name, err := url.PathUnescape(r.Header.Get("X-Logbook-Filename")) // the page encodes it (a header is Latin-1)
 	if err != nil {
 		name = ""
 	}
-	p, err := s.app.saveBundleUpload(http.MaxBytesReader(w, r.Body, limit), name)
+	p, err := s.app.importUpload(http.MaxBytesReader(w, r.Body, limit), name)
 	if err != nil {
 		var big *http.MaxBytesError
 		var in *inputError
 		switch {
 		case errors.As(err, &big):
 			s.refuse(w, r, http.StatusRequestEntityTooLarge, tooBig)
+		case errors.As(err, &in) && in.conflict:
+			writeError(w, http.StatusConflict, in.Error())
 		case errors.As(err, &in):
 			writeError(w, http.StatusBadRequest, in.Error())
 		default:
 			s.log.Warn("bundle upload failed", "err", err)
 			writeError(w, http.StatusInternalServerError, "the bundle could not be kept: "+err.Error())
 		}
-		return
-	}
-	if err := s.app.importBundle(p); err != nil {
-		var in *inputError
-		status := http.StatusInternalServerError
-		if errors.As(err, &in) {
-			status = http.StatusBadRequest
-			if in.conflict {
-				status = http.StatusConflict
-			}
-		}
-		writeError(w, status, FormatError(err))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"path": p})

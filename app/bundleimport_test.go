@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"io"
 	"net/http"
 	"os"
@@ -30,9 +29,7 @@ func exportedBundle(t *testing.T) ([]byte, string) {
 	src.importNow(t)
 	f, err := src.Export(l.ID(), ExportOptions{Format: "bundle"}, redact.Decisions{})
 	require.NoError(t, err)
-	raw, err := base64.StdEncoding.DecodeString(f.Content)
-	require.NoError(t, err)
-	return raw, l.ID()
+	return []byte(fetched(t, src.App, f)), l.ID()
 }
 
 // TestImportBundleUnderRoot: a bundle under an import root is unpacked into the
@@ -181,4 +178,64 @@ func TestImportBundleFile(t *testing.T) {
 	assert.Equal(t, 1, run.Summary.OK)
 	_, err = ta.deps.Archive.Session(context.Background(), id)
 	require.NoError(t, err)
+}
+
+// TestBundleUploadWhileImporting: an upload while an import runs gets 409 and
+// leaves nothing in DATA/imported-bundles/uploads: refused before its body is
+// read, or, when the import began while it arrived, its file removed again (but
+// not the file an earlier upload of the same bundle kept).
+func TestBundleUploadWhileImporting(t *testing.T) {
+	raw, _ := exportedBundle(t)
+	ts := newTestServer(t)
+	uploads := filepath.Join(ts.deps.DataDir, export.BundlesDir, uploadsDir)
+	kept := func() []string {
+		ents, err := os.ReadDir(uploads)
+		if os.IsNotExist(err) {
+			return nil
+		}
+		require.NoError(t, err)
+		var out []string
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	sh := &fakeShell{block: EventImportProgress, blocked: make(chan struct{}), release: make(chan struct{})}
+	ts.hub.attach(sh)
+	ts.generate(t, 12, "/home/u/c")
+	require.NoError(t, ts.StartImport())
+	<-sh.blocked // an import runs, held at its first progress event
+
+	r := ts.req(t, "POST", "/api/upload/bundle", "", true)
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	r.ContentLength = int64(len(raw))
+	r.Header.Set("Content-Type", "application/octet-stream")
+	resp, body := do(t, r)
+	assert.Equal(t, http.StatusConflict, resp.StatusCode, body)
+	assert.Contains(t, body, "an import is already running")
+	assert.Empty(t, kept(), "nothing kept of a refused upload")
+
+	// The import began while the bundle arrived: refused once kept, and removed.
+	_, err := ts.importUpload(bytes.NewReader(raw), "late.logbook")
+	assert.Equal(t, http.StatusConflict, errorStatus(err))
+	assert.Empty(t, kept(), "the refused upload's file is removed")
+
+	close(sh.release)
+	ts.waitImport(t)
+	p, err := ts.importUpload(bytes.NewReader(raw), "s.logbook")
+	require.NoError(t, err)
+	ts.waitImport(t)
+	require.Equal(t, []string{filepath.Base(p)}, kept())
+
+	// The same bundle again while an import runs: refused, the earlier file stays.
+	sh2 := &fakeShell{block: EventImportProgress, blocked: make(chan struct{}), release: make(chan struct{})}
+	ts.hub.attach(sh2)
+	ts.generate(t, 13, "/home/u/d")
+	require.NoError(t, ts.StartImport())
+	<-sh2.blocked
+	_, err = ts.importUpload(bytes.NewReader(raw), "again.logbook")
+	assert.Equal(t, http.StatusConflict, errorStatus(err))
+	assert.Equal(t, []string{filepath.Base(p)}, kept(), "the bundle an earlier upload kept stays")
+	close(sh2.release)
+	ts.waitImport(t)
 }

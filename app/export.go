@@ -1,8 +1,8 @@
 package app
 
 import (
-	"bytes"
-	"encoding/base64"
+	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,7 +15,7 @@ import (
 
 // ExportOptions say how the UI's Export dialog exports a session, or sessions.
 type ExportOptions struct {
-	Format string `json:"format"` // md | html | jsonl | bundle
+	Format string `json:"format"` // md | html | jsonl | openhands | bundle
 	// Redact scans the export for secrets and personal data (md, html and bundle).
 	Redact bool `json:"redact"`
 	// Names are further person names to find besides the current user's.
@@ -51,35 +51,35 @@ func (o ExportOptions) ids(sessionID string) []string {
 
 // ExportFile is a finished export. In the desktop window it was written where the
 // person chose (Path; Cancelled when they closed the save dialog, and then nothing
-// was built); in a browser it comes back as Content for the page to download under
-// Name, base64-encoded when Encoding says so (a bundle is a zip file).
+// was built); in a browser it waits to be fetched once from Download (a URL
+// relative to the page, see download.go), and the browser saves it under Name.
 type ExportFile struct {
 	Name      string          `json:"name"`
 	MIME      string          `json:"mime"`
-	Content   string          `json:"content,omitempty"`
-	Encoding  string          `json:"encoding,omitempty"` // "base64", or "" for text
+	Download  string          `json:"download,omitempty"`
 	Path      string          `json:"path,omitempty"`
 	Cancelled bool            `json:"cancelled,omitempty"`
-	Bytes     int             `json:"bytes"`
+	Bytes     int64           `json:"bytes"`
 	Redaction *redact.Summary `json:"redaction,omitempty"`
 }
 
 // exportMIME is the media type of each format.
 var exportMIME = map[string]string{
-	export.FormatMarkdown: "text/markdown; charset=utf-8",
-	export.FormatHTML:     "text/html; charset=utf-8",
-	export.FormatJSONL:    "application/jsonl",
-	export.FormatBundle:   "application/zip",
+	export.FormatMarkdown:  "text/markdown; charset=utf-8",
+	export.FormatHTML:      "text/html; charset=utf-8",
+	export.FormatJSONL:     "application/jsonl",
+	export.FormatOpenHands: "application/zip", // the conversation's files, zipped
+	export.FormatBundle:    "application/zip",
 }
 
 // maxBundleSessions bounds the sessions of a bundle the UI asks for (as
 // `logbook export --query` bounds its own).
-const maxBundleSessions = 1000
+const maxBundleSessions = export.MaxQuerySessions
 
 // checkExport validates opts.
 func checkExport(sessionID string, opts ExportOptions) error {
 	if _, ok := exportMIME[opts.Format]; !ok {
-		return invalid(fmt.Sprintf("unknown export format %q (md, html, jsonl or bundle)", opts.Format))
+		return invalid(fmt.Sprintf("unknown export format %q (md, html, jsonl, openhands or bundle)", opts.Format))
 	}
 	n := len(opts.ids(sessionID))
 	switch {
@@ -90,10 +90,10 @@ func checkExport(sessionID string, opts ExportOptions) error {
 	case opts.Format != export.FormatBundle && strings.TrimSpace(sessionID) == "":
 		return invalid("a session id is required")
 	case opts.Format != export.FormatBundle && len(opts.Sessions) > 0:
-		return invalid("several sessions go in a bundle; md, html and jsonl export one")
+		return invalid("several sessions go in a bundle; md, html, jsonl and openhands export one")
 	}
-	if opts.Redact && opts.Format == export.FormatJSONL {
-		return invalid("redaction applies to md, html and bundle exports; jsonl is the archive's exact record")
+	if opts.Redact && (opts.Format == export.FormatJSONL || opts.Format == export.FormatOpenHands) {
+		return invalid(fmt.Sprintf("redaction applies to md, html and bundle exports; %s is the archive's exact record", opts.Format))
 	}
 	if !opts.part().Whole() && opts.Format != export.FormatMarkdown && opts.Format != export.FormatHTML {
 		return invalid(fmt.Sprintf("a turn range applies to md and html exports; %s holds whole sessions", opts.Format))
@@ -102,6 +102,40 @@ func checkExport(sessionID string, opts ExportOptions) error {
 		return invalid(err.Error())
 	}
 	return nil
+}
+
+// ExportSelection is the sessions a bundle of a search's sessions will hold,
+// resolved before it is built.
+type ExportSelection struct {
+	Query    string   `json:"query"`
+	Sessions []string `json:"sessions"`
+}
+
+// ExportQuery returns every session a search finds, on every page of its hits,
+// not only the pages the results have loaded: the Export dialog of search
+// results says how many before anything is built, then scans and exports
+// exactly these (ExportOptions.Sessions), so the findings reviewed are those of
+// the bundle written. `logbook export --format bundle --query` chooses its
+// sessions the same way (export.QuerySessions).
+func (a *App) ExportQuery(query string) (ExportSelection, error) {
+	if strings.TrimSpace(query) == "" {
+		return ExportSelection{}, invalid("a search is required to choose the sessions of a bundle")
+	}
+	if a.deps.Index == nil {
+		return ExportSelection{}, errors.New("search index is not open")
+	}
+	ids, err := export.QuerySessions(a.ctx, a.deps.Archive, a.deps.Index, query, maxBundleSessions)
+	var many *export.TooManySessionsError
+	if errors.As(err, &many) {
+		return ExportSelection{}, invalid(many.Error())
+	}
+	if err != nil {
+		return ExportSelection{}, err
+	}
+	if ids == nil {
+		ids = []string{} // a list in the JSON contract, never null
+	}
+	return ExportSelection{Query: query, Sessions: ids}, nil
 }
 
 // scan loads what opts export and, with opts.Redact, scans every text the export
@@ -165,53 +199,67 @@ func (a *App) ExportScan(sessionID string, opts ExportOptions) (redact.Report, e
 // Export writes a session in opts.Format, or sessions in a bundle, redacted by
 // decisions when opts.Redact (the zero Decisions redacts every finding). The
 // desktop window asks where to save it first, and builds it into that file only
-// when the person chose one; a browser gets the content back.
+// when the person chose one; for a browser it is built into a file fetched once
+// from the returned Download URL (download.go).
 func (a *App) Export(sessionID string, opts ExportOptions, decisions redact.Decisions) (ExportFile, error) {
 	if err := checkExport(sessionID, opts); err != nil {
 		return ExportFile{}, err
 	}
-	// The sessions are resolved first: an unknown one asks nothing.
-	ids := opts.ids(sessionID)
-	for i, id := range ids {
-		sess, err := a.deps.Archive.Session(a.ctx, id)
-		if err != nil {
-			return ExportFile{}, err
-		}
-		ids[i] = sess.ID
+	ids, f, err := a.exportFile(sessionID, opts)
+	if err != nil {
+		return f, err
 	}
-	f := ExportFile{Name: ids[0] + "." + opts.Format, MIME: exportMIME[opts.Format]}
-	if opts.Format == export.FormatBundle {
-		f.Name = ids[0] + ".logbook"
-		if len(ids) > 1 {
-			f.Name = fmt.Sprintf("logbook-%d-sessions.logbook", len(ids))
-		}
-	}
-	write := func(w io.Writer) (*redact.Summary, error) { return a.writeExport(ids, opts, decisions, w) }
+	var sum *redact.Summary
+	write := func(w io.Writer) (err error) { sum, err = a.writeExport(ids, opts, decisions, w); return err }
 	if sv, ok := a.events.window().(saver); ok {
 		path, err := sv.SaveFile(f.Name)
 		if err != nil || path == "" {
 			f.Cancelled = err == nil
 			return f, err
 		}
-		n, sum, err := writeWhole(path, write)
+		n, err := writeWhole(path, write)
 		if err != nil {
 			return f, err
 		}
-		f.Path, f.Bytes, f.Redaction = path, int(n), sum
+		f.Path, f.Bytes, f.Redaction = path, n, sum
 		return f, nil
 	}
-	var buf bytes.Buffer
-	sum, err := write(&buf)
+	url, n, err := a.downloads.add(a.deps.DataDir, f.Name, f.MIME, write)
 	if err != nil {
 		return f, err
 	}
-	f.Bytes, f.Redaction = buf.Len(), sum
-	if opts.Format == export.FormatBundle {
-		f.Content, f.Encoding = base64.StdEncoding.EncodeToString(buf.Bytes()), "base64"
-	} else {
-		f.Content = buf.String()
-	}
+	f.Download, f.Bytes, f.Redaction = url, n, sum
 	return f, nil
+}
+
+// exportFile resolves the sessions opts export (first: an unknown one asks
+// nothing) and names the file.
+func (a *App) exportFile(sessionID string, opts ExportOptions) ([]string, ExportFile, error) {
+	ids := opts.ids(sessionID)
+	for i, id := range ids {
+		sess, err := a.deps.Archive.Session(a.ctx, id)
+		if err != nil {
+			return nil, ExportFile{}, err
+		}
+		ids[i] = sess.ID
+	}
+	f := ExportFile{Name: ids[0] + "." + opts.Format, MIME: exportMIME[opts.Format]}
+	switch {
+	case opts.Format == export.FormatOpenHands:
+		f.Name = ids[0] + "-openhands.zip"
+		kept, err := a.deps.Archive.KeptFiles(a.ctx, ids[0])
+		if err != nil {
+			return nil, ExportFile{}, err
+		}
+		if len(kept) == 0 {
+			return nil, ExportFile{}, invalid(fmt.Sprintf("session %s keeps no OpenHands files: it is no OpenHands conversation (a dsh session's exact log is jsonl)", ids[0]))
+		}
+	case opts.Format == export.FormatBundle && len(ids) > 1:
+		f.Name = fmt.Sprintf("logbook-%d-sessions.logbook", len(ids))
+	case opts.Format == export.FormatBundle:
+		f.Name = ids[0] + ".logbook"
+	}
+	return ids, f, nil
 }
 
 // writeExport writes the export of ids (resolved; one but for a bundle) to w and
@@ -220,6 +268,8 @@ func (a *App) writeExport(ids []string, opts ExportOptions, decisions redact.Dec
 	switch {
 	case opts.Format == export.FormatJSONL:
 		return nil, a.deps.Archive.ExportJSONL(a.ctx, ids[0], w)
+	case opts.Format == export.FormatOpenHands:
+		return nil, export.WriteOriginalZip(a.ctx, a.deps.Archive, ids[0], w)
 	case opts.Format == export.FormatBundle && !opts.Redact:
 		bw := export.NewBundleWriter(w, "the Export dialog: session "+strings.Join(ids, ", session "), nil)
 		if err := bw.AddSessions(a.ctx, a.deps.Archive, ids); err != nil {
@@ -262,13 +312,17 @@ func (a *App) writeExport(ids []string, opts ExportOptions, decisions redact.Dec
 // writeWhole writes a file the person chose through write: into a temporary file
 // beside path, renamed over path only once written and closed, so a failed
 // export leaves no half file (nor harms one that was there).
-func writeWhole(path string, write func(io.Writer) (*redact.Summary, error)) (int64, *redact.Summary, error) {
+func writeWhole(path string, write func(io.Writer) error) (int64, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-*")
 	if err != nil {
-		return 0, nil, err
+		return 0, err
 	}
-	cw := &countingWriter{w: f}
-	sum, err := write(cw)
+	bw := bufio.NewWriterSize(f, downloadChunk)
+	cw := &countingWriter{w: bw}
+	err = write(cw)
+	if err == nil {
+		err = bw.Flush()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -280,9 +334,9 @@ func writeWhole(path string, write func(io.Writer) (*redact.Summary, error)) (in
 	}
 	if err != nil {
 		_ = os.Remove(f.Name())
-		return 0, nil, err
+		return 0, err
 	}
-	return cw.n, sum, nil
+	return cw.n, nil
 }
 
 // countingWriter counts what it passes on.

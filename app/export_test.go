@@ -3,8 +3,9 @@ package app
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/base64"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,10 +59,11 @@ func TestExportScanAndRedact(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "session-planted.md", f.Name)
 	require.NotNil(t, f.Redaction)
+	md := fetched(t, ta.App, f)
 	for _, s := range secrets {
-		assert.NotContains(t, f.Content, s)
+		assert.NotContains(t, md, s)
 	}
-	assert.Contains(t, f.Content, "[REDACTED:")
+	assert.Contains(t, md, "[REDACTED:")
 
 	// Emails kept, one token finding kept by its id.
 	var keep redact.Finding
@@ -79,7 +81,7 @@ func TestExportScanAndRedact(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, f.Redaction.Redacted[redact.CategoryEmail])
 	assert.Positive(t, f.Redaction.Kept)
-	assert.Contains(t, f.Content, "@", "kept e-mail addresses stay")
+	assert.Contains(t, fetched(t, ta.App, f), "@", "kept e-mail addresses stay")
 
 	_, err = ta.Export(id, ExportOptions{Format: "jsonl", Redact: true}, redact.Decisions{})
 	assert.Error(t, err)
@@ -88,7 +90,7 @@ func TestExportScanAndRedact(t *testing.T) {
 	j, err := ta.Export(id, ExportOptions{Format: "jsonl"}, redact.Decisions{})
 	require.NoError(t, err)
 	assert.Equal(t, "application/jsonl", j.MIME)
-	assert.True(t, strings.HasPrefix(j.Content, "{"))
+	assert.True(t, strings.HasPrefix(fetched(t, ta.App, j), "{"))
 }
 
 func TestExportDesktopSaves(t *testing.T) {
@@ -100,10 +102,10 @@ func TestExportDesktopSaves(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "session-planted.html", sh.asked)
 	assert.Equal(t, p, f.Path)
-	assert.Empty(t, f.Content)
+	assert.Empty(t, f.Download)
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
-	assert.Equal(t, f.Bytes, len(b))
+	assert.EqualValues(t, f.Bytes, len(b))
 
 	sh.path = "" // the person cancels
 	f, err = ta.Export(id, ExportOptions{Format: "md"}, redact.Decisions{})
@@ -134,6 +136,22 @@ func TestExportDesktopSaves(t *testing.T) {
 	assert.Empty(t, left, "no temporary file is left")
 }
 
+// fetched is what a browser downloads of a finished export (its one GET, see
+// download.go), as text; the file is then gone.
+func fetched(t *testing.T, a *App, f ExportFile) string {
+	t.Helper()
+	require.NotEmpty(t, f.Download, "a browser's export waits to be downloaded")
+	u, err := url.Parse(f.Download)
+	require.NoError(t, err)
+	dl, status := a.downloads.take(strings.TrimPrefix(u.Path, strings.TrimPrefix(downloadPrefix, "/")), u.Query().Get("key"))
+	require.Equal(t, http.StatusOK, status)
+	b, err := os.ReadFile(dl.path)
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(dl.path))
+	assert.EqualValues(t, f.Bytes, len(b))
+	return string(b)
+}
+
 // zipFiles reads every entry of the zip file p.
 func zipFiles(t *testing.T, p string) map[string]string {
 	t.Helper()
@@ -159,7 +177,7 @@ func zipBytes(t *testing.T, b []byte) map[string]string {
 }
 
 // TestExportBundle: the dialog's bundle, from a conversation (one session) or
-// from search results (their sessions): a browser gets the zip base64-encoded;
+// from search results (their sessions): a browser downloads the zip;
 // a redacted one is scanned as one and holds no planted secret anywhere.
 func TestExportBundle(t *testing.T) {
 	ta := newTestApp(t)
@@ -179,11 +197,7 @@ func TestExportBundle(t *testing.T) {
 	one, err := ta.Export(ids[0], ExportOptions{Format: "bundle"}, redact.Decisions{})
 	require.NoError(t, err)
 	assert.Equal(t, "session-planted-a.logbook", one.Name)
-	assert.Equal(t, "base64", one.Encoding)
-	raw, err := base64.StdEncoding.DecodeString(one.Content)
-	require.NoError(t, err)
-	assert.Equal(t, one.Bytes, len(raw))
-	files := zipBytes(t, raw)
+	files := zipBytes(t, []byte(fetched(t, ta.App, one)))
 	assert.Contains(t, files["manifest.json"], ids[0])
 	assert.NotContains(t, files["manifest.json"], ids[1])
 	var source string
@@ -202,9 +216,7 @@ func TestExportBundle(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "logbook-2-sessions.logbook", many.Name)
 	require.NotNil(t, many.Redaction)
-	raw, err = base64.StdEncoding.DecodeString(many.Content)
-	require.NoError(t, err)
-	files = zipBytes(t, raw)
+	files = zipBytes(t, []byte(fetched(t, ta.App, many)))
 	assert.Len(t, files, 5, "two sessions' html and md, and the manifest")
 	for name, body := range files {
 		for _, s := range secrets {
@@ -231,13 +243,14 @@ func TestExportPart(t *testing.T) {
 	ta, id, _, names := plantedApp(t)
 	whole, err := ta.Export(id, ExportOptions{Format: "md"}, redact.Decisions{})
 	require.NoError(t, err)
-	require.Contains(t, whole.Content, "## Turn 2\n")
+	require.Contains(t, fetched(t, ta.App, whole), "## Turn 2\n")
 
 	f, err := ta.Export(id, ExportOptions{Format: "md", Turns: "1-1"}, redact.Decisions{})
 	require.NoError(t, err)
-	assert.Contains(t, f.Content, "## Turn 1\n")
-	assert.NotContains(t, f.Content, "## Turn 2\n")
-	assert.Contains(t, f.Content, "Excerpt | turns 1;")
+	md := fetched(t, ta.App, f)
+	assert.Contains(t, md, "## Turn 1\n")
+	assert.NotContains(t, md, "## Turn 2\n")
+	assert.Contains(t, md, "Excerpt | turns 1;")
 
 	all, err := ta.ExportScan(id, ExportOptions{Format: "md", Names: names})
 	require.NoError(t, err)
@@ -257,7 +270,7 @@ func TestExportPart(t *testing.T) {
 	require.NotEqual(t, int64(-1), seq)
 	f, err = ta.Export(id, ExportOptions{Format: "html", Around: &seq}, redact.Decisions{})
 	require.NoError(t, err)
-	assert.Contains(t, f.Content, "around seq ")
+	assert.Contains(t, fetched(t, ta.App, f), "around seq ")
 
 	for _, o := range []ExportOptions{
 		{Format: "jsonl", Turns: "1"},

@@ -150,6 +150,7 @@ func NewServer(a *App, hub *Hub, opts ServerOptions) *Server {
 	s.mux.HandleFunc("GET /api/events", s.serveEvents)
 	s.mux.HandleFunc("POST /api/{method}", s.serveCall)
 	s.mux.HandleFunc("POST /api/upload/bundle", s.serveBundleUpload) // bundleimport.go
+	s.mux.HandleFunc("GET "+downloadPrefix+"{id}", s.serveDownload)  // download.go
 	s.routeEvents()
 	// The machine-to-machine endpoints are each wrapped in machine: the events
 	// API (routeEvents), the webhook (when Deps.Webhook is set), and the prefixes
@@ -198,8 +199,14 @@ func (s *Server) URL() string {
 }
 
 // Close ends the open event streams (http.Server.Shutdown waits for handlers,
-// and a stream never ends by itself); register it with RegisterOnShutdown.
-func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closed) }) }
+// and a stream never ends by itself) and removes the exports no browser fetched;
+// register it with RegisterOnShutdown.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		s.app.downloads.close()
+	})
+}
 
 // serveCall runs POST /api/{method}: the body is a JSON array of the method's
 // arguments, the response the JSON of its result or {"error": message}.

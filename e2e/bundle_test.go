@@ -4,16 +4,18 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -74,24 +76,71 @@ func serveRoots(t *testing.T, roots ...string) *env {
 	return e
 }
 
-// keepDownloads makes the page keep what it hands to a download.
-func keepDownloads(t *testing.T, b context.Context) {
-	t.Helper()
-	eval[bool](t, b, `(() => { window.__blobs = []; const o = URL.createObjectURL.bind(URL);
-		URL.createObjectURL = (x) => { window.__blobs.push(x); return o(x); }; return true })()`)
+// saved is where a tab's downloads land, as Chromium saves them: each streamed to
+// a file of the folder, named by its GUID.
+type saved struct {
+	dir   string
+	mu    sync.Mutex
+	names map[string]string // GUID → the name the browser was told (Content-Disposition)
+	urls  []string          // what the downloads fetched
+	done  []string          // GUIDs of the completed downloads, in order
 }
 
-// downloaded is the bytes of the page's nth download, written to a file name.
-func downloaded(t *testing.T, b context.Context, n int, name string) string {
+// keepDownloads makes the tab save its downloads into a folder of the test.
+func keepDownloads(t *testing.T, b context.Context) *saved {
 	t.Helper()
-	poll(t, b, `window.__blobs.length > `+strconv.Itoa(n), "the download")
-	b64 := eval[string](t, b, `(async () => { const a = new Uint8Array(await window.__blobs[`+strconv.Itoa(n)+`].arrayBuffer());
-		let s = ''; for (let i = 0; i < a.length; i += 0x8000) s += String.fromCharCode(...a.subarray(i, i + 0x8000)); return btoa(s) })()`)
-	raw, err := base64.StdEncoding.DecodeString(b64)
+	s := &saved{dir: t.TempDir(), names: map[string]string{}}
+	on := func(ev any) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		switch e := ev.(type) {
+		case *cdpbrowser.EventDownloadWillBegin:
+			s.names[e.GUID] = e.SuggestedFilename
+			s.urls = append(s.urls, e.URL)
+		case *cdpbrowser.EventDownloadProgress:
+			if e.State == cdpbrowser.DownloadProgressStateCompleted && !slices.Contains(s.done, e.GUID) {
+				s.done = append(s.done, e.GUID)
+			}
+		}
+	}
+	require.NoError(t, chromedp.Listen(b, on))
+	require.NoError(t, chromedp.ListenBrowser(b, on))
+	events := true
+	_, err := chromedp.Call(b, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: s.dir, EventsEnabled: &events})
 	require.NoError(t, err)
-	p := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(p, raw, 0o644))
-	return p
+	return s
+}
+
+// downloaded waits for the tab's nth download (from 0) to complete and returns
+// the file it was saved to, checking the name it was saved under.
+func downloaded(t *testing.T, s *saved, n int, name string) string {
+	t.Helper()
+	var guid string
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if len(s.done) > n {
+			guid = s.done[n]
+			return true
+		}
+		return false
+	}, 30*time.Second, 20*time.Millisecond, "download %d", n)
+	s.mu.Lock()
+	got := s.names[guid]
+	s.mu.Unlock()
+	if name != "" {
+		assert.Equal(t, name, got, "the name the download is saved under")
+	}
+	return filepath.Join(s.dir, guid)
+}
+
+// readFile is the text of file p.
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(b)
 }
 
 // entries reads every entry of the zip file p.
@@ -159,7 +208,7 @@ func TestExportDialogBundle(t *testing.T) {
 	t.Run("Conversation", func(t *testing.T) {
 		b := browser(t, e, 1280, 900)
 		open(t, b, e, "#/session/"+a.ID(), `[data-testid="export-open"]`)
-		keepDownloads(t, b)
+		dl := keepDownloads(t, b)
 		require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-open"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-dialog"]`)),
 			chromedp.Click(chromedp.CSS(`[data-testid="export-format-bundle"]`))))
@@ -168,7 +217,7 @@ func TestExportDialogBundle(t *testing.T) {
 		require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-go"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-done"]`))))
 		assert.Contains(t, eval[string](t, b, `document.querySelector('[data-testid="export-done"]').textContent`), a.ID()+".logbook")
-		file := downloaded(t, b, 0, "a.logbook")
+		file := downloaded(t, dl, 0, a.ID()+".logbook")
 		fresh := t.TempDir()
 		runCLI(t, fresh, "import", file)
 		sameOriginal(t, e, fresh, a.ID(), "dsh")
@@ -178,17 +227,17 @@ func TestExportDialogBundle(t *testing.T) {
 	t.Run("SearchResults", func(t *testing.T) {
 		b := browser(t, e, 1280, 900)
 		open(t, b, e, "#/search?q=kind:human", `[data-testid="search-export-open"]`) // a prompt: every session has one
-		keepDownloads(t, b)
+		dl := keepDownloads(t, b)
 		require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="search-export-open"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-dialog"]`))))
-		assert.Contains(t, eval[string](t, b, `document.querySelector('[data-testid="export-dialog"] h2').textContent`),
-			"Export "+strconv.Itoa(len(agents))+" sessions")
+		poll(t, b, `document.querySelector('[data-testid="export-dialog"] h2').textContent === `+
+			strconv.Quote("Export "+strconv.Itoa(len(agents))+" sessions"), "the number of sessions")
 		assert.Equal(t, 1, eval[int](t, b, `document.querySelectorAll('[data-testid="export-dialog"] input[name="format"]').length`), "a bundle only")
 		assert.True(t, eval[bool](t, b, `document.querySelector('[data-testid="export-format-bundle"]').checked`))
 		shot(t, b, e, "export-dialog-search-bundle")
 		require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-go"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-done"]`))))
-		file := downloaded(t, b, 0, "results.logbook")
+		file := downloaded(t, dl, 0, "logbook-"+strconv.Itoa(len(agents))+"-sessions.logbook")
 		fresh := t.TempDir()
 		out := runCLI(t, fresh, "import", file)
 		assert.Contains(t, out, "0 corrupt")
@@ -203,7 +252,7 @@ func TestExportDialogBundle(t *testing.T) {
 	t.Run("Redacted", func(t *testing.T) {
 		b := browser(t, e, 1280, 900)
 		open(t, b, e, "#/session/"+planted.ID(), `[data-testid="export-open"]`)
-		keepDownloads(t, b)
+		dl := keepDownloads(t, b)
 		require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-open"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-dialog"]`)),
 			chromedp.Click(chromedp.CSS(`[data-testid="export-format-bundle"]`)),
@@ -214,7 +263,7 @@ func TestExportDialogBundle(t *testing.T) {
 		shot(t, b, e, "export-dialog-bundle-redact")
 		require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-go"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-done"]`))))
-		files := entries(t, downloaded(t, b, 0, "redacted.logbook"))
+		files := entries(t, downloaded(t, dl, 0, planted.ID()+".logbook"))
 		assert.Contains(t, files["manifest.json"], `"redacted": true`)
 		assert.Contains(t, files["sessions/1/session.md"], "[REDACTED:")
 		for name, body := range files {

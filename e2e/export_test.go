@@ -172,9 +172,8 @@ func TestExportDialogRedacts(t *testing.T) {
 
 	b := browser(t, e, 1280, 900)
 	open(t, b, e, "#/session/"+l.ID(), `[data-testid="export-open"]`)
-	// Keep what the page hands to the download, to read it back.
-	eval[bool](t, b, `(() => { window.__blobs = []; const o = URL.createObjectURL.bind(URL);
-		URL.createObjectURL = (x) => { window.__blobs.push(x); return o(x); }; return true })()`)
+	// Keep what the browser downloads, to read it back.
+	dl := keepDownloads(t, b)
 	require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-open"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-dialog"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="export-format-md"]`)),
@@ -192,7 +191,7 @@ func TestExportDialogRedacts(t *testing.T) {
 	shot(t, b, e, "export-dialog-findings")
 	require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-go"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-done"]`))))
-	md := eval[string](t, b, `window.__blobs[0].text()`)
+	md := readFile(t, downloaded(t, dl, 0, l.ID()+".md"))
 	require.True(t, strings.HasPrefix(md, "# "), "a Markdown file was downloaded")
 	assert.Contains(t, md, "[REDACTED:")
 	keptEmail := false
@@ -231,8 +230,7 @@ func TestExportDialogPart(t *testing.T) {
 
 	b := browser(t, e, 1280, 900)
 	open(t, b, e, "#/session/"+l.ID()+"?seq="+strconv.FormatInt(seq, 10), `[data-testid="export-open"]`)
-	eval[bool](t, b, `(() => { window.__blobs = []; const o = URL.createObjectURL.bind(URL);
-		URL.createObjectURL = (x) => { window.__blobs.push(x); return o(x); }; return true })()`)
+	dl := keepDownloads(t, b)
 	require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-open"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-dialog"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="export-format-md"]`)),
@@ -242,7 +240,7 @@ func TestExportDialogPart(t *testing.T) {
 	shot(t, b, e, "export-dialog-part")
 	require.NoError(t, chromedp.Do(b, chromedp.Click(chromedp.CSS(`[data-testid="export-go"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-done"]`))))
-	md := eval[string](t, b, `window.__blobs[0].text()`)
+	md := readFile(t, downloaded(t, dl, 0, l.ID()+".md"))
 	assert.Contains(t, md, "around seq "+strconv.FormatInt(seq, 10))
 	assert.Contains(t, md, "## Turn 4\n")
 	assert.NotContains(t, md, "## Turn 3\n")
@@ -253,8 +251,7 @@ func TestExportDialogPart(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS(`[data-testid="export-turn-from"]`), "2"),
 		chromedp.SendKeys(chromedp.CSS(`[data-testid="export-turn-to"]`), "3\t"),
 		chromedp.Click(chromedp.CSS(`[data-testid="export-go"]`))))
-	poll(t, b, `window.__blobs.length === 2`, "the second download")
-	md = eval[string](t, b, `window.__blobs[1].text()`)
+	md = readFile(t, downloaded(t, dl, 1, l.ID()+".md"))
 	assert.Contains(t, md, "## Turn 2\n")
 	assert.Contains(t, md, "## Turn 3\n")
 	assert.NotContains(t, md, "## Turn 4\n")

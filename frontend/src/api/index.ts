@@ -112,7 +112,7 @@ async function httpCall(method: MethodName, args: unknown[]): Promise<unknown> {
 // with words saying so, and the person checks before doing it again.
 const readOnly = new Set<MethodName>([
   'Info', 'Sessions', 'Session', 'Timeline', 'SessionState', 'Search', 'Approvals', 'Compactions', 'ImportStatus',
-  'FileProblems', 'InterruptedSessions', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys', 'ExportScan',
+  'FileProblems', 'InterruptedSessions', 'Schedules', 'ScheduleFires', 'ImportSettings', 'SchedulerConfig', 'APIKeys', 'ExportScan', 'ExportQuery',
   'WebhookSettings',
   'FileEdits', 'SessionUsage', 'Usage', 'SessionGists', 'Prices',
   'SyncStatus', 'SyncSettings', 'SessionsSync',
@@ -331,6 +331,8 @@ export const api = {
   webhookSettings: () => run(() => App.WebhookSettings()),
   setWebhookSettings: (s: WebhookSettings) => run(() => App.SetWebhookSettings(arg(s))),
   exportScan: (id: string, o: ExportOptions) => run(() => App.ExportScan(id, arg(o))),
+  /** Every session a search finds (all its pages), for a bundle of them. */
+  exportQuery: (query: string) => run(() => App.ExportQuery(query)),
   exportSession: (id: string, o: ExportOptions, d: RedactDecisions) => run(() => App.Export(id, arg(o), arg(d))),
   /** The file changes a session's tool calls made (Files-changed panel). */
   fileEdits: (id: string) => run(() => App.FileEdits(id)),

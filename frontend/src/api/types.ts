@@ -73,8 +73,10 @@ export type FoldedSchedule = Wire<format.Schedule>;
 export type SearchResult = Wire<index.Result>;
 /** How the Export dialog exports a session: md, html or jsonl; redacted or not. */
 export type ExportOptions = Wire<app.ExportOptions>;
-/** A finished export: its content (browser) or where it was saved (desktop). */
+/** A finished export: its one-time download URL (browser) or where it was saved (desktop). */
 export type ExportFile = Wire<app.ExportFile>;
+/** Every session a search finds, resolved on the server for a bundle of them. */
+export type ExportSelection = Wire<app.ExportSelection>;
 /** What redaction found in an export: masked previews, never the secrets. */
 export type RedactReport = Wire<redact.Report>;
 export type RedactFinding = Wire<redact.Finding>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RedactFinding } from '../api/types';
-import { accepted, acceptedCount, decisions, fileBody, groupFindings, partOptions, setCategory, setFinding, type Choices } from './export';
+import { accepted, acceptedCount, decisions, download, groupFindings, manyTitle, partOptions, setCategory, setFinding, type Choices } from './export';
 
 function f(id: string, category: string): RedactFinding {
   return { id, doc: '3/text', category, rule: category, start: 0, end: 1, line: 1, masked: 'x…', preview: 'x…', fingerprint: id };
@@ -60,10 +60,28 @@ describe('export part', () => {
   });
 });
 
-describe('export file body', () => {
-  it('gives text as it is and a bundle as its bytes', () => {
-    expect(fileBody({ name: 'a.md', mime: 'text/markdown', content: '# hi ✓', bytes: 8 })).toBe('# hi ✓');
-    const zip = fileBody({ name: 'a.logbook', mime: 'application/zip', content: btoa('PK\x03\x04\xff\x00'), encoding: 'base64', bytes: 6 });
-    expect(Array.from(zip as Uint8Array)).toEqual([0x50, 0x4b, 3, 4, 0xff, 0]);
+describe('export download', () => {
+  it('follows the one-time URL with a link named after the file', () => {
+    const clicked: { href: string; download: string }[] = [];
+    const body = { appendChild: () => {} };
+    const doc = {
+      body,
+      createElement: () => {
+        const a = { href: '', download: '', rel: '', click: () => clicked.push({ href: a.href, download: a.download }), remove: () => {} };
+        return a;
+      },
+    } as unknown as Document;
+    download({ name: 'a.logbook', mime: 'application/zip', download: 'api/download/ab?key=cd', bytes: 6 }, doc);
+    expect(clicked).toEqual([{ href: 'api/download/ab?key=cd', download: 'a.logbook' }]);
+  });
+
+  it('refuses an export without a download URL', () => {
+    expect(() => download({ name: 'a.md', mime: 'text/markdown', bytes: 1 }, {} as Document)).toThrow();
+  });
+
+  it('titles a bundle of a search by its sessions', () => {
+    expect(manyTitle(null)).toBe('Export the sessions of this search');
+    expect(manyTitle(1)).toBe('Export 1 session');
+    expect(manyTitle(137)).toBe('Export 137 sessions');
   });
 });

@@ -1,6 +1,7 @@
 // The Export dialog's logic: findings grouped by category, the person's choices
 // turned into the decisions App.Export applies (per finding over per category over
-// "redact everything"), and the browser download of a finished export.
+// "redact everything"), and the browser download of a finished export (a
+// navigation to its one-time URL).
 import type { ExportFile, RedactDecisions, RedactFinding } from '../api/types';
 
 /** Categories in the order export/redact lists them (redact.Categories). */
@@ -73,25 +74,27 @@ export function acceptedCount(c: Choices, findings: readonly RedactFinding[]): n
   return n;
 }
 
-/** The bytes of a finished export as the browser got it: text, or a bundle's zip base64-encoded. */
-export function fileBody(file: ExportFile): string | Uint8Array<ArrayBuffer> {
-  if (file.encoding !== 'base64') return file.content ?? '';
-  const bin = atob(file.content ?? '');
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-/** Starts the browser's download of a finished export. */
-export function download(file: ExportFile): void {
-  const url = URL.createObjectURL(new Blob([fileBody(file)], { type: file.mime }));
-  const a = document.createElement('a');
-  a.href = url;
+/**
+ * Starts the browser's download of a finished export: a navigation to its one-time
+ * URL (app/download.go), so the browser streams the file to disk with its own
+ * progress and the page never holds it. The link names the file too, though the
+ * server's Content-Disposition already does.
+ */
+export function download(file: ExportFile, doc: Document = document): void {
+  if (!file.download) throw new Error('the export has no download URL');
+  const a = doc.createElement('a');
+  a.href = file.download;
   a.download = file.name;
-  document.body.appendChild(a);
+  a.rel = 'noopener';
+  doc.body.appendChild(a);
   a.click();
   a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** How the Export dialog of search results titles its bundle, before and once its sessions are known. */
+export function manyTitle(count: number | null): string {
+  if (count === null) return 'Export the sessions of this search';
+  return `Export ${count.toLocaleString()} ${count === 1 ? 'session' : 'sessions'}`;
 }
 
 /** Which part of the session the dialog exports. */

@@ -78,8 +78,7 @@ export namespace app {
 	export class ExportFile {
 	    name: string;
 	    mime: string;
-	    content?: string;
-	    encoding?: string;
+	    download?: string;
 	    path?: string;
 	    cancelled?: boolean;
 	    bytes: number;
@@ -93,8 +92,7 @@ export namespace app {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.name = source["name"];
 	        this.mime = source["mime"];
-	        this.content = source["content"];
-	        this.encoding = source["encoding"];
+	        this.download = source["download"];
 	        this.path = source["path"];
 	        this.cancelled = source["cancelled"];
 	        this.bytes = source["bytes"];
@@ -140,6 +138,20 @@ export namespace app {
 	        this.turns = source["turns"];
 	        this.around = source["around"];
 	        this.context = source["context"];
+	        this.sessions = source["sessions"];
+	    }
+	}
+	export class ExportSelection {
+	    query: string;
+	    sessions: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportSelection(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.query = source["query"];
 	        this.sessions = source["sessions"];
 	    }
 	}

@@ -17,6 +17,8 @@ export function CreateDemo():Promise<void>;
 
 export function Export(arg1:string,arg2:app.ExportOptions,arg3:redact.Decisions):Promise<app.ExportFile>;
 
+export function ExportQuery(arg1:string):Promise<app.ExportSelection>;
+
 export function ExportScan(arg1:string,arg2:app.ExportOptions):Promise<redact.Report>;
 
 export function FileEdits(arg1:string):Promise<Array<archive.FileEdit>>;

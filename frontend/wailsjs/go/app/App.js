@@ -22,6 +22,10 @@ export function Export(arg1, arg2, arg3) {
   return window['go']['app']['App']['Export'](arg1, arg2, arg3);
 }
 
+export function ExportQuery(arg1) {
+  return window['go']['app']['App']['ExportQuery'](arg1);
+}
+
 export function ExportScan(arg1, arg2) {
   return window['go']['app']['App']['ExportScan'](arg1, arg2);
 }
