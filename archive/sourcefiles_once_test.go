@@ -46,8 +46,7 @@ func assertExportsTree(t *testing.T, s *archive.Store, id, src string) {
 
 // TestOpenHandsEventFilesKeptOnce imports an SDK conversation of compact event
 // files: each event file is kept once, as its record, and comes back byte for
-// byte; a rewrite of one keeps its earlier bytes whole, and pretty-printed
-// files (not their records' bytes) keep their own.
+// byte; a rewrite of one keeps its earlier bytes whole.
 func TestOpenHandsEventFilesKeptOnce(t *testing.T) {
 	ctx := context.Background()
 	facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 21, Turns: 6})
@@ -96,15 +95,73 @@ func TestOpenHandsEventFilesKeptOnce(t *testing.T) {
 	assert.Equal(t, events, queryInt(t, d, `SELECT count(*) FROM source_files WHERE role = 'event' AND superseded_at IS NULL AND line IS NOT NULL AND length(data) = 0`),
 		"after the rewrite, the current files are kept as their records again")
 
-	// Pretty-printed files are not their records' bytes: they keep their own.
+}
+
+// TestOpenHandsPrettyFilesKeptOnce imports an SDK conversation whose event
+// files are pretty-printed (indent=2), which their one-line records are not
+// byte for byte: each is kept as its record and the whitespace it lost, once,
+// and comes back byte for byte from an export, the events API and a rewrite.
+// Kept whole beside their records, the files took about as many bytes as the
+// records' blocks; their layouts take a small part of that.
+func TestOpenHandsPrettyFilesKeptOnce(t *testing.T) {
+	ctx := context.Background()
 	pretty := openhandsgen.Pretty
-	pf, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 22, Turns: 3, Style: &pretty})
+	pf, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 22, Turns: 40, Style: &pretty})
 	require.NoError(t, err)
-	prep := importOne(t, s, pf.Unit.Path)
-	require.Equal(t, archive.VerdictOK, prep.Verdict, "%+v", prep.Error)
-	assert.Zero(t, queryInt(t, d, `SELECT count(*) FROM source_files sf JOIN sessions ss ON ss.pk = sf.session_pk
-		WHERE ss.id = ? AND sf.line IS NOT NULL`, prep.SessionID))
-	assertExportsTree(t, s, prep.SessionID, pf.Unit.Path)
+	conv := pf.Unit.Path
+	s := archivetest.MustOpen(t)
+	rep := importOne(t, s, conv)
+	require.Equal(t, archive.VerdictOK, rep.Verdict, "%+v", rep.Error)
+	d := db(t, s)
+	pk := queryInt(t, d, `SELECT pk FROM sessions WHERE id = ?`, rep.SessionID)
+	assert.EqualValues(t, pf.Events, queryInt(t, d, `SELECT count(*) FROM source_files
+		WHERE session_pk = ? AND role = 'event' AND line IS NOT NULL AND length(data) > 0`, pk),
+		"every pretty-printed event file is kept as its record and its layout")
+	layouts := queryInt(t, d, `SELECT sum(length(data)) FROM source_files WHERE session_pk = ? AND role = 'event'`, pk)
+	blocks := queryInt(t, d, `SELECT sum(length(data)) FROM blocks WHERE session_pk = ?`, pk)
+	t.Logf("layouts %d bytes, blocks %d bytes", layouts, blocks)
+	assert.Less(t, layouts*3, blocks, "the files' layouts are a small part of what their records take")
+	assertExportsTree(t, s, rep.SessionID, conv)
+
+	// The events API serves each event as its file's bytes.
+	l, err := s.EventLog(ctx, rep.SessionID)
+	require.NoError(t, err)
+	page, err := l.Search(ctx, archive.EventQuery{Limit: 100})
+	require.NoError(t, err)
+	require.NotEmpty(t, page.Items)
+	files := map[string]bool{}
+	names, err := filepath.Glob(filepath.Join(conv, "events", "event-*.json"))
+	require.NoError(t, err)
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		require.NoError(t, err)
+		require.True(t, bytes.Contains(b, []byte("\n  ")), "pretty-printed: %s", n)
+		files[string(b)] = true
+	}
+	for _, it := range page.Items {
+		assert.True(t, files[string(it)], "an event comes back as its file's bytes: %.80s", it)
+	}
+
+	// Rewritten: the files kept as records get their bytes back, whole, before
+	// their records are superseded.
+	victim := names[3]
+	old, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(victim, bytes.Replace(old, []byte(`"id"`), []byte("\"note\": \"edited\",\n  \"id\""), 1), 0o644))
+	re := importOne(t, s, conv)
+	require.Equal(t, "rewritten", re.Action)
+	require.Equal(t, archive.VerdictOK, re.Verdict, "%+v", re.Error)
+	assertExportsTree(t, s, rep.SessionID, conv)
+	sum := sha256.Sum256(old)
+	var data []byte
+	require.NoError(t, d.QueryRow(`SELECT data FROM source_files WHERE name = ? AND superseded_at IS NOT NULL AND hash = ?`,
+		"events/"+filepath.Base(victim), hex.EncodeToString(sum[:])).Scan(&data))
+	dec, err := zstd.NewReader(nil)
+	require.NoError(t, err)
+	defer dec.Close()
+	plain, err := dec.DecodeAll(data, nil)
+	require.NoError(t, err)
+	assert.Equal(t, old, plain, "the superseded version keeps its bytes")
 }
 
 // TestOpenHandsKeptFilesOldForm reads an archive whose event files are kept in
