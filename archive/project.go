@@ -110,10 +110,10 @@ func withPaired(statements map[string]string) map[string]string {
 	return statements
 }
 
-// eventsName names the INSERT of n events rows, n a power of two up to
-// eventBatch. The smaller ones write what is left of the queue at a session's end
-// (Store.prepare prepares them): a small session's events are all left over, and
-// one statement per row cost more than its rows.
+// eventsName names the INSERT of n events rows: eventBatch, or a power of two
+// up to eventTail. The smaller ones write what is left of the queue at a
+// session's end (Store.prepare prepares them): a small session's events are all
+// left over, and one statement per row cost more than its rows.
 func eventsName(n int) string {
 	if n == eventBatch {
 		return "events"
@@ -124,7 +124,20 @@ func eventsName(n int) string {
 // eventBatch is how many events rows one INSERT writes. Events are most of the rows
 // an import writes, and per statement database/sql and the driver cost more than
 // SQLite's own work for a row.
-const eventBatch = 64
+//
+// And a statement of several rows inside a transaction keeps a statement
+// journal (the foreign key to sessions may abort it halfway): a copy of each
+// page it changes that existed when it began, in a temporary file past 64 KiB.
+// An event's id is random, so each row of a statement changes a leaf of
+// events_api_id of its own until the statement has touched them all: at 64
+// rows a statement, a 5,000-event conversation journaled about a page a row
+// (~20 MB); at 256, a third of that. A statement of 256 rows costs some 4 ms to
+// prepare when the archive opens, so the statements that write what is left
+// stop at eventTail.
+const eventBatch = 256
+
+// eventTail is the largest of the INSERTs that write what is left of the queue.
+const eventTail = 64
 
 // eventColumns is the number of values of one events row.
 const eventColumns = 13
@@ -187,7 +200,7 @@ func (p *projector) flushEvents() error {
 		return err
 	}
 	for rows := len(p.events) / eventColumns; rows > 0; {
-		n := eventBatch / 2
+		n := eventTail
 		for n > rows {
 			n /= 2
 		}
