@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -49,13 +50,8 @@ func assertExportsTree(t *testing.T, s *archive.Store, id, src string) {
 // byte; a rewrite of one keeps its earlier bytes whole.
 func TestOpenHandsEventFilesKeptOnce(t *testing.T) {
 	ctx := context.Background()
-	facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 21, Turns: 6})
-	require.NoError(t, err)
+	facts, s, rep, d := importConversation(t, openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 21, Turns: 6})
 	conv := facts.Unit.Path
-	s := archivetest.MustOpen(t)
-	rep := importOne(t, s, conv)
-	require.Equal(t, archive.VerdictOK, rep.Verdict, "%+v", rep.Error)
-	d := db(t, s)
 	events := queryInt(t, d, `SELECT count(*) FROM source_files WHERE role = 'event'`)
 	assert.EqualValues(t, facts.Events, events)
 	assert.Equal(t, events, queryInt(t, d, `SELECT count(*) FROM source_files WHERE role = 'event' AND line IS NOT NULL AND length(data) = 0`),
@@ -72,14 +68,35 @@ func TestOpenHandsEventFilesKeptOnce(t *testing.T) {
 	// of the files kept as them: those get their bytes back first.
 	names, err := filepath.Glob(filepath.Join(conv, "events", "event-*.json"))
 	require.NoError(t, err)
-	victim := names[4]
+	assertRewriteKeepsOld(t, s, d, rep.SessionID, conv, names[4], `"note":"edited","id"`)
+	assert.Equal(t, events, queryInt(t, d, `SELECT count(*) FROM source_files WHERE role = 'event' AND superseded_at IS NULL AND line IS NOT NULL AND length(data) = 0`),
+		"after the rewrite, the current files are kept as their records again")
+}
+
+// importConversation generates a conversation and imports it into a new archive.
+func importConversation(t *testing.T, o openhandsgen.Options) (openhandsgen.Facts, *archive.Store, archive.FileReport, *sql.DB) {
+	t.Helper()
+	facts, err := openhandsgen.Generate(t.TempDir(), o)
+	require.NoError(t, err)
+	s := archivetest.MustOpen(t)
+	rep := importOne(t, s, facts.Unit.Path)
+	require.Equal(t, archive.VerdictOK, rep.Verdict, "%+v", rep.Error)
+	return facts, s, rep, db(t, s)
+}
+
+// assertRewriteKeepsOld rewrites the event file victim of the conversation
+// conv (its "id" key becomes idWith) and imports it again: the conversation
+// exports as it now is, and the version before keeps its bytes whole in its
+// own row.
+func assertRewriteKeepsOld(t *testing.T, s *archive.Store, d *sql.DB, id, conv, victim, idWith string) {
+	t.Helper()
 	old, err := os.ReadFile(victim)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(victim, bytes.Replace(old, []byte(`"id"`), []byte(`"note":"edited","id"`), 1), 0o644))
+	require.NoError(t, os.WriteFile(victim, bytes.Replace(old, []byte(`"id"`), []byte(idWith), 1), 0o644))
 	re := importOne(t, s, conv)
 	require.Equal(t, "rewritten", re.Action)
 	require.Equal(t, archive.VerdictOK, re.Verdict, "%+v", re.Error)
-	assertExportsTree(t, s, rep.SessionID, conv)
+	assertExportsTree(t, s, id, conv)
 	sum := sha256.Sum256(old)
 	var data []byte
 	var line *int64
@@ -92,27 +109,19 @@ func TestOpenHandsEventFilesKeptOnce(t *testing.T) {
 	plain, err := dec.DecodeAll(data, nil)
 	require.NoError(t, err)
 	assert.Equal(t, old, plain, "the superseded version keeps its bytes")
-	assert.Equal(t, events, queryInt(t, d, `SELECT count(*) FROM source_files WHERE role = 'event' AND superseded_at IS NULL AND line IS NOT NULL AND length(data) = 0`),
-		"after the rewrite, the current files are kept as their records again")
-
 }
 
 // TestOpenHandsPrettyFilesKeptOnce imports an SDK conversation whose event
 // files are pretty-printed (indent=2), which their one-line records are not
 // byte for byte: each is kept as its record and the whitespace it lost, once,
 // and comes back byte for byte from an export, the events API and a rewrite.
-// Kept whole beside their records, the files took about as many bytes as the
-// records' blocks; their layouts take a small part of that.
+// Kept whole beside their records, the files took several times the bytes of
+// the records' blocks; their layouts take a small part of those.
 func TestOpenHandsPrettyFilesKeptOnce(t *testing.T) {
 	ctx := context.Background()
 	pretty := openhandsgen.Pretty
-	pf, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 22, Turns: 40, Style: &pretty})
-	require.NoError(t, err)
+	pf, s, rep, d := importConversation(t, openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 22, Turns: 40, Style: &pretty})
 	conv := pf.Unit.Path
-	s := archivetest.MustOpen(t)
-	rep := importOne(t, s, conv)
-	require.Equal(t, archive.VerdictOK, rep.Verdict, "%+v", rep.Error)
-	d := db(t, s)
 	pk := queryInt(t, d, `SELECT pk FROM sessions WHERE id = ?`, rep.SessionID)
 	assert.EqualValues(t, pf.Events, queryInt(t, d, `SELECT count(*) FROM source_files
 		WHERE session_pk = ? AND role = 'event' AND line IS NOT NULL AND length(data) > 0`, pk),
@@ -144,24 +153,7 @@ func TestOpenHandsPrettyFilesKeptOnce(t *testing.T) {
 
 	// Rewritten: the files kept as records get their bytes back, whole, before
 	// their records are superseded.
-	victim := names[3]
-	old, err := os.ReadFile(victim)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(victim, bytes.Replace(old, []byte(`"id"`), []byte("\"note\": \"edited\",\n  \"id\""), 1), 0o644))
-	re := importOne(t, s, conv)
-	require.Equal(t, "rewritten", re.Action)
-	require.Equal(t, archive.VerdictOK, re.Verdict, "%+v", re.Error)
-	assertExportsTree(t, s, rep.SessionID, conv)
-	sum := sha256.Sum256(old)
-	var data []byte
-	require.NoError(t, d.QueryRow(`SELECT data FROM source_files WHERE name = ? AND superseded_at IS NOT NULL AND hash = ?`,
-		"events/"+filepath.Base(victim), hex.EncodeToString(sum[:])).Scan(&data))
-	dec, err := zstd.NewReader(nil)
-	require.NoError(t, err)
-	defer dec.Close()
-	plain, err := dec.DecodeAll(data, nil)
-	require.NoError(t, err)
-	assert.Equal(t, old, plain, "the superseded version keeps its bytes")
+	assertRewriteKeepsOld(t, s, d, rep.SessionID, conv, names[3], "\"note\": \"edited\",\n  \"id\"")
 }
 
 // TestOpenHandsKeptFilesOldForm reads an archive whose event files are kept in
