@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -112,7 +111,7 @@ func (s *Store) importSource(ctx context.Context, f format.Format, path string, 
 	// The files first: a batch committed partway holds the files of its records.
 	// A file that is its record's bytes is kept as that record, once its record
 	// is written (refs.keep before each commit).
-	refs, err := s.keepFiles(ctx, tx, pk, rd.Files, recordFiles(rd), now)
+	refs, err := s.keepFiles(ctx, tx, pk, rd.Files, s.recordFiles(rd), now)
 	if err != nil {
 		return fr, err
 	}
@@ -243,27 +242,37 @@ func (s *Store) openSource(ctx context.Context, tx *sql.Tx, f format.Format, pat
 	return pk, st, "rewritten", "", s.resetSession(ctx, tx, pk, &h)
 }
 
-// recordFiles names the files read that are, byte for byte, the raw bytes of
-// one of the read's records (an OpenHands event file of compact JSON, whose
-// record names it as its file), and the line of that record.
-func recordFiles(rd *format.Read) map[string]int64 {
+// recordFiles names the files read that are one of the read's records (an
+// OpenHands event file, whose record names it as its file): byte for byte its
+// raw bytes (compact JSON), or those with whitespace added (pretty-printed);
+// with the line of that record and the file's layout (fileLayout).
+func (s *Store) recordFiles(rd *format.Read) map[string]recordRef {
 	data := make(map[string][]byte, len(rd.Files))
 	for _, f := range rd.Files {
 		data[f.Name] = f.Data
 	}
-	out := map[string]int64{}
+	out := map[string]recordRef{}
 	for i := range rd.Records {
 		rec := &rd.Records[i]
 		if rec.Event == nil || rec.Event.Key == nil || rec.Event.Key.File == "" {
 			continue
 		}
-		if d, ok := data[rec.Event.Key.File]; ok && bytes.Equal(d, rec.Raw) {
-			if _, dup := out[rec.Event.Key.File]; !dup {
-				out[rec.Event.Key.File] = rec.Line
+		if _, dup := out[rec.Event.Key.File]; dup {
+			continue
+		}
+		if d, ok := data[rec.Event.Key.File]; ok {
+			if layout, ok := fileLayout(s.zenc, rec.Raw, d); ok {
+				out[rec.Event.Key.File] = recordRef{rec.Line, layout}
 			}
 		}
 	}
 	return out
+}
+
+// recordRef is the record a file is kept as: its line, and the file's layout.
+type recordRef struct {
+	line   int64
+	layout []byte
 }
 
 // keptRef is a source file to keep as its record's bytes: a row to insert, or
@@ -271,6 +280,7 @@ func recordFiles(rd *format.Read) map[string]int64 {
 type keptRef struct {
 	f       format.File
 	line    int64
+	layout  []byte
 	gen     int64
 	repoint bool
 }
@@ -294,17 +304,17 @@ func (p *pendingRefs) keep(ctx context.Context, tx *sql.Tx, upTo int64) error {
 	}
 	ins, err := tx.PrepareContext(ctx, `
 		INSERT INTO source_files (session_pk, name, generation, role, size, mtime_ns, hash, data, archived_at, line)
-		VALUES (?, ?, ?, ?, ?, ?, ?, X'', ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer ins.Close()
 	for _, r := range p.refs[:n] {
 		if r.repoint {
-			_, err = tx.ExecContext(ctx, `UPDATE source_files SET data = X'', line = ?, hash_state = NULL
-				WHERE session_pk = ? AND name = ? AND generation = ?`, r.line, p.pk, r.f.Name, r.gen)
+			_, err = tx.ExecContext(ctx, `UPDATE source_files SET data = ?, line = ?, hash_state = NULL
+				WHERE session_pk = ? AND name = ? AND generation = ?`, r.layout, r.line, p.pk, r.f.Name, r.gen)
 		} else {
-			_, err = ins.ExecContext(ctx, p.pk, r.f.Name, r.gen, r.f.Role, r.f.Size, r.f.ModTime, r.f.Hash, p.now, r.line)
+			_, err = ins.ExecContext(ctx, p.pk, r.f.Name, r.gen, r.f.Role, r.f.Size, r.f.ModTime, r.f.Hash, r.layout, p.now, r.line)
 		}
 		if err != nil {
 			return fmt.Errorf("keep %s: %w", r.f.Name, err)
@@ -319,7 +329,7 @@ func (p *pendingRefs) keep(ctx context.Context, tx *sql.Tx, upTo int64) error {
 // generation, and the version before it is kept, marked superseded. A file that
 // is a record's bytes (refs: its record's line) is not stored beside it: it is
 // returned, to be kept as that record once the record is written.
-func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []format.File, refs map[string]int64, now int64) (*pendingRefs, error) {
+func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []format.File, refs map[string]recordRef, now int64) (*pendingRefs, error) {
 	pending := &pendingRefs{pk: pk, now: now}
 	if len(files) == 0 {
 		return pending, nil
@@ -386,10 +396,10 @@ func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []for
 			}
 			continue
 		}
-		line, isRef := refs[f.Name]
+		ref, isRef := refs[f.Name]
 		if k != nil && k.hash == f.Hash {
-			if isRef && k.line != line {
-				pending.refs = append(pending.refs, keptRef{f: f, line: line, gen: k.gen, repoint: true})
+			if isRef && k.line != ref.line {
+				pending.refs = append(pending.refs, keptRef{f: f, line: ref.line, layout: ref.layout, gen: k.gen, repoint: true})
 			}
 			continue
 		}
@@ -411,7 +421,7 @@ func (s *Store) keepFiles(ctx context.Context, tx *sql.Tx, pk int64, files []for
 			}
 		}
 		if isRef {
-			pending.refs = append(pending.refs, keptRef{f: f, line: line, gen: gen})
+			pending.refs = append(pending.refs, keptRef{f: f, line: ref.line, layout: ref.layout, gen: gen})
 			continue
 		}
 		buf = s.zenc.EncodeAll(f.Data, buf[:0])
@@ -520,9 +530,12 @@ func (s *Store) unshareFiles(ctx context.Context, tx *sql.Tx, sessionID string) 
 func (s *Store) unshare(ctx context.Context, tx *sql.Tx, pk int64, files []sharedFile) error {
 	lines := &lineCache{s: s, q: tx, pk: pk}
 	for _, f := range files {
-		raw, err := lines.line(ctx, f.line)
-		if err == nil && hashHex(raw) != f.hash {
-			err = fmt.Errorf("its archived record (line %d) does not match its hash", f.line)
+		var layout []byte
+		err := tx.QueryRowContext(ctx, `SELECT data FROM source_files WHERE session_pk = ? AND name = ? AND generation = ?`,
+			pk, f.name, f.gen).Scan(&layout)
+		var raw []byte
+		if err == nil {
+			raw, err = recordFile(ctx, lines, f.line, layout, f.hash)
 		}
 		if err != nil {
 			return fmt.Errorf("keep %s: %w", f.name, err)

@@ -143,7 +143,7 @@ func (l *EventLog) Search(ctx context.Context, q EventQuery) (EventPage, error) 
 	var found []keyedEvent
 	for rows.Next() {
 		var k keyedEvent
-		if err := rows.Scan(&k.seq, &k.pos, &k.line, &k.packed); err != nil {
+		if err := rows.Scan(&k.seq, &k.pos, &k.line, &k.packed, &k.layout); err != nil {
 			rows.Close()
 			return EventPage{}, err
 		}
@@ -191,7 +191,8 @@ func (q EventQuery) search(pk int64) (string, []any, error) {
 		index = "events_api_kind"
 	}
 	return `
-		SELECT e.seq, e.pos, e.line, CASE WHEN sf.line IS NULL THEN sf.data END FROM events e INDEXED BY ` + index + `
+		SELECT e.seq, e.pos, e.line, CASE WHEN sf.line IS NULL THEN sf.data END, CASE WHEN sf.line IS NOT NULL THEN sf.data END
+		FROM events e INDEXED BY ` + index + `
 		LEFT JOIN source_files sf ON sf.session_pk = e.session_pk AND sf.name = e.file AND sf.superseded_at IS NULL
 		WHERE e.session_pk = ? AND e.pos IS NOT NULL` + where + `
 		ORDER BY ` + order + `
@@ -234,7 +235,8 @@ func (l *EventLog) Get(ctx context.Context, ids []string) ([]json.RawMessage, er
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `
-		SELECT e.seq, e.pos, e.line, CASE WHEN sf.line IS NULL THEN sf.data END, e.event_id FROM events e
+		SELECT e.seq, e.pos, e.line, CASE WHEN sf.line IS NULL THEN sf.data END, CASE WHEN sf.line IS NOT NULL THEN sf.data END,
+			e.event_id FROM events e
 		LEFT JOIN source_files sf ON sf.session_pk = e.session_pk AND sf.name = e.file AND sf.superseded_at IS NULL
 		WHERE e.session_pk = ? AND e.pos IS NOT NULL AND e.event_id IN (?`+strings.Repeat(", ?", len(args)-2)+`)
 		ORDER BY e.seq`, args...)
@@ -246,7 +248,7 @@ func (l *EventLog) Get(ctx context.Context, ids []string) ([]json.RawMessage, er
 	for rows.Next() {
 		var k keyedEvent
 		var id string
-		if err := rows.Scan(&k.seq, &k.pos, &k.line, &k.packed, &id); err != nil {
+		if err := rows.Scan(&k.seq, &k.pos, &k.line, &k.packed, &k.layout, &id); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -319,15 +321,18 @@ func eventPos(timeKey string, seq int64) string {
 
 // keyedEvent is an event a query found: its seq and pos, its archived line,
 // and its file's kept bytes (nil when it has no file of its own, or its file is
-// kept as its archived line).
+// kept as its archived line), or the layout of its file kept as that line
+// (see fileLayout; nil or empty when the file is the line's bytes).
 type keyedEvent struct {
 	seq    int64
 	pos    string
 	line   int64
 	packed []byte
+	layout []byte
 }
 
-// eventBytes returns each found event's original bytes: its file's, else its
+// eventBytes returns each found event's original bytes: its file's (kept on
+// its own, or as its archived record with the file's layout), else its
 // archived record's.
 func (s *Store) eventBytes(ctx context.Context, tx *sql.Tx, pk int64, found []keyedEvent) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(found))
@@ -359,7 +364,11 @@ func (s *Store) eventBytes(ctx context.Context, tx *sql.Tx, pk int64, found []ke
 			if !ok {
 				return nil, fmt.Errorf("event %d: archived line %d is missing", k.seq, k.line)
 			}
-			out[i] = raw
+			file, err := withLayout(s.zdec, raw, k.layout)
+			if err != nil {
+				return nil, fmt.Errorf("kept file of event %d: %w", k.seq, err)
+			}
+			out[i] = file
 		}
 	}
 	return out, nil

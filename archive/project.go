@@ -49,13 +49,15 @@ type projector struct {
 	s      *Store // whose statements, bound to tx, the projection runs (txStmt)
 	events []any  // queued events rows, eventColumns values each
 	blocks *blockWriter
+	// Tool calls and approvals waiting for their other half (projectpairs.go).
+	toolCalls, approvals pairedQueue
 	// scheduleChanges counts the schedule changes stored, so an import can
 	// skip re-folding schedules when there are none.
 	scheduleChanges int
 }
 
 // projectorSQL holds every statement the projection runs, by name.
-var projectorSQL = map[string]string{
+var projectorSQL = withPaired(map[string]string{
 	"events": eventsInsert(eventBatch),
 	"scheduleChange": `INSERT INTO schedule_changes (session_pk, seq, line, raw) VALUES (?, ?, ?, ?)
 		ON CONFLICT (session_pk, seq) DO NOTHING`,
@@ -64,26 +66,6 @@ var projectorSQL = map[string]string{
 	"message": `INSERT INTO messages (session_pk, seq, time, turn, step, role, kind, source_kind, plugin, message_id, text, reasoning, provider, model, interrupted, call_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (session_pk, seq) DO NOTHING`,
-	"toolCall": `INSERT INTO tool_calls (session_pk, call_id, name, arguments, turn, step, call_seq, call_time)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (session_pk, call_id) DO UPDATE SET
-			name = excluded.name, arguments = excluded.arguments, turn = excluded.turn,
-			step = excluded.step, call_seq = excluded.call_seq, call_time = excluded.call_time`,
-	"toolResult": `INSERT INTO tool_calls (session_pk, call_id, name, arguments, turn, step, call_seq, call_time, result_seq, result_time, output, is_error, error_name, error_code)
-		VALUES (?, ?, '', '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (session_pk, call_id) DO UPDATE SET
-			result_seq = excluded.result_seq, result_time = excluded.result_time, output = excluded.output,
-			is_error = excluded.is_error, error_name = excluded.error_name, error_code = excluded.error_code`,
-	"approvalAsked": `INSERT INTO approvals (session_pk, approval_id, tool_name, call_id, reason, turn, asked_seq, asked_at, policy, sandbox_mode, permission_preset)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (session_pk, approval_id) DO UPDATE SET
-			tool_name = excluded.tool_name, call_id = excluded.call_id, reason = excluded.reason, turn = excluded.turn,
-			asked_seq = excluded.asked_seq, asked_at = excluded.asked_at, policy = excluded.policy,
-			sandbox_mode = excluded.sandbox_mode, permission_preset = excluded.permission_preset`,
-	"approvalDecided": `INSERT INTO approvals (session_pk, approval_id, decided_seq, decided_at, outcome)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (session_pk, approval_id) DO UPDATE SET
-			decided_seq = excluded.decided_seq, decided_at = excluded.decided_at, outcome = excluded.outcome`,
 	"compactionStart": `INSERT INTO compactions (session_pk, compaction_id, kind, turn, start_seq, started_at, status)
 		VALUES (?, ?, 'compaction', ?, ?, ?, 'open')
 		ON CONFLICT (session_pk, compaction_id) DO UPDATE SET
@@ -105,12 +87,33 @@ var projectorSQL = map[string]string{
 		VALUES (?, ?, 'compaction', ?, ?, ?, ?, ?)
 		ON CONFLICT (session_pk, compaction_id) DO UPDATE SET
 			end_seq = excluded.end_seq, ended_at = excluded.ended_at, error = excluded.error, status = excluded.status`,
+})
+
+// toolCalls: a tool call (a) and its result (b). A result alone (its call not
+// seen yet) inserts the row with no name or arguments, placed at the result.
+var toolCalls = pairedTable{name: "toolCalls", table: "tool_calls", key: "call_id",
+	a: []string{"name", "arguments", "turn", "step", "call_seq", "call_time"},
+	b: []string{"result_seq", "result_time", "output", "is_error", "error_name", "error_code"}}
+
+// approvals: an approval asked (a) and decided (b).
+var approvals = pairedTable{name: "approvals", table: "approvals", key: "approval_id",
+	a: []string{"tool_name", "call_id", "reason", "turn", "asked_seq", "asked_at", "policy", "sandbox_mode", "permission_preset"},
+	b: []string{"decided_seq", "decided_at", "outcome"}}
+
+// withPaired adds the INSERTs of the paired tables to statements.
+func withPaired(statements map[string]string) map[string]string {
+	for _, t := range []pairedTable{toolCalls, approvals} {
+		for name, q := range t.inserts() {
+			statements[name] = q
+		}
+	}
+	return statements
 }
 
-// eventsName names the INSERT of n events rows, n a power of two up to
-// eventBatch. The smaller ones write what is left of the queue at a session's end
-// (Store.prepare prepares them): a small session's events are all left over, and
-// one statement per row cost more than its rows.
+// eventsName names the INSERT of n events rows: eventBatch, or a power of two
+// up to eventTail. The smaller ones write what is left of the queue at a
+// session's end (Store.prepare prepares them): a small session's events are all
+// left over, and one statement per row cost more than its rows.
 func eventsName(n int) string {
 	if n == eventBatch {
 		return "events"
@@ -121,7 +124,20 @@ func eventsName(n int) string {
 // eventBatch is how many events rows one INSERT writes. Events are most of the rows
 // an import writes, and per statement database/sql and the driver cost more than
 // SQLite's own work for a row.
-const eventBatch = 64
+//
+// And a statement of several rows inside a transaction keeps a statement
+// journal (the foreign key to sessions may abort it halfway): a copy of each
+// page it changes that existed when it began, in a temporary file past 64 KiB.
+// An event's id is random, so each row of a statement changes a leaf of
+// events_api_id of its own until the statement has touched them all: at 64
+// rows a statement, a 5,000-event conversation journaled about a page a row
+// (~20 MB); at 256, a third of that. A statement of 256 rows costs some 4 ms to
+// prepare when the archive opens, so the statements that write what is left
+// stop at eventTail.
+const eventBatch = 256
+
+// eventTail is the largest of the INSERTs that write what is left of the queue.
+const eventTail = 64
 
 // eventColumns is the number of values of one events row.
 const eventColumns = 13
@@ -148,7 +164,8 @@ func newProjector(ctx context.Context, tx *sql.Tx, s *Store, pk int64, st projSt
 	// driver start a watcher per statement, which costs more than the insert. The
 	// import loop checks for cancellation between records instead.
 	ctx = context.WithoutCancel(ctx)
-	p := &projector{ctx: ctx, pk: pk, st: st, tx: tx, s: s}
+	p := &projector{ctx: ctx, pk: pk, st: st, tx: tx, s: s,
+		toolCalls: pairedQueue{t: &toolCalls}, approvals: pairedQueue{t: &approvals}}
 	p.blocks = newBlockWriter(ctx, s.txStmt(ctx, tx, blockInsertName), pk, s.zenc, &s.blockBufs)
 	return p
 }
@@ -173,10 +190,17 @@ func (p *projector) addEvent(args ...any) error {
 	return err
 }
 
-// flushEvents writes the queued events rows.
+// flushEvents writes the queued events rows, and the tool calls and approvals
+// still waiting for their other half.
 func (p *projector) flushEvents() error {
+	if err := p.toolCalls.flush(p); err != nil {
+		return err
+	}
+	if err := p.approvals.flush(p); err != nil {
+		return err
+	}
 	for rows := len(p.events) / eventColumns; rows > 0; {
-		n := eventBatch / 2
+		n := eventTail
 		for n > rows {
 			n /= 2
 		}
@@ -307,10 +331,11 @@ func (p *projector) item(at eventAt, it format.Item) error {
 		p.addModel(it.Provider, it.Model)
 	case format.ToolCallItem:
 		p.st.ToolCalls++
-		return p.exec("toolCall", p.pk, it.CallID, it.Name, it.Arguments, turn, step, seq, t)
+		return p.toolCalls.setA(p, it.CallID, []any{it.Name, it.Arguments, turn, step, seq, t},
+			[]any{nil, nil, nil, 0, nil, nil})
 	case format.ToolResultItem:
-		return p.exec("toolResult", p.pk, it.CallID, turn, step, seq, t, seq, t,
-			nil, boolInt(it.IsError), nullStr(it.ErrorName), nullStr(it.ErrorCode))
+		return p.toolCalls.setB(p, it.CallID, []any{seq, t, nil, boolInt(it.IsError), nullStr(it.ErrorName), nullStr(it.ErrorCode)},
+			[]any{"", "", turn, step, seq, t})
 	case format.SettingItem:
 		switch it.Setting {
 		case format.SettingApprovalPolicy:
@@ -321,10 +346,10 @@ func (p *projector) item(at eventAt, it format.Item) error {
 			p.st.Preset = it.Value
 		}
 	case format.ApprovalAskedItem:
-		return p.exec("approvalAsked", p.pk, it.ID, it.ToolName, nullStr(it.CallID), nullStr(it.Reason), turn, seq, t,
-			nullStr(p.st.Policy), nullStr(p.st.Sandbox), nullStr(p.st.Preset))
+		return p.approvals.setA(p, it.ID, []any{it.ToolName, nullStr(it.CallID), nullStr(it.Reason), turn, seq, t,
+			nullStr(p.st.Policy), nullStr(p.st.Sandbox), nullStr(p.st.Preset)}, []any{nil, nil, nil})
 	case format.ApprovalDecidedItem:
-		return p.exec("approvalDecided", p.pk, it.ID, seq, t, it.Outcome)
+		return p.approvals.setB(p, it.ID, []any{seq, t, it.Outcome}, make([]any, len(approvals.a)))
 	case format.CompactionStartItem:
 		return p.exec("compactionStart", p.pk, it.ID, turn, seq, t)
 	case format.CompactionSummaryItem:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -46,17 +47,11 @@ func assertExportsTree(t *testing.T, s *archive.Store, id, src string) {
 
 // TestOpenHandsEventFilesKeptOnce imports an SDK conversation of compact event
 // files: each event file is kept once, as its record, and comes back byte for
-// byte; a rewrite of one keeps its earlier bytes whole, and pretty-printed
-// files (not their records' bytes) keep their own.
+// byte; a rewrite of one keeps its earlier bytes whole.
 func TestOpenHandsEventFilesKeptOnce(t *testing.T) {
 	ctx := context.Background()
-	facts, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 21, Turns: 6})
-	require.NoError(t, err)
+	facts, s, rep, d := importConversation(t, openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 21, Turns: 6})
 	conv := facts.Unit.Path
-	s := archivetest.MustOpen(t)
-	rep := importOne(t, s, conv)
-	require.Equal(t, archive.VerdictOK, rep.Verdict, "%+v", rep.Error)
-	d := db(t, s)
 	events := queryInt(t, d, `SELECT count(*) FROM source_files WHERE role = 'event'`)
 	assert.EqualValues(t, facts.Events, events)
 	assert.Equal(t, events, queryInt(t, d, `SELECT count(*) FROM source_files WHERE role = 'event' AND line IS NOT NULL AND length(data) = 0`),
@@ -73,14 +68,35 @@ func TestOpenHandsEventFilesKeptOnce(t *testing.T) {
 	// of the files kept as them: those get their bytes back first.
 	names, err := filepath.Glob(filepath.Join(conv, "events", "event-*.json"))
 	require.NoError(t, err)
-	victim := names[4]
+	assertRewriteKeepsOld(t, s, d, rep.SessionID, conv, names[4], `"note":"edited","id"`)
+	assert.Equal(t, events, queryInt(t, d, `SELECT count(*) FROM source_files WHERE role = 'event' AND superseded_at IS NULL AND line IS NOT NULL AND length(data) = 0`),
+		"after the rewrite, the current files are kept as their records again")
+}
+
+// importConversation generates a conversation and imports it into a new archive.
+func importConversation(t *testing.T, o openhandsgen.Options) (openhandsgen.Facts, *archive.Store, archive.FileReport, *sql.DB) {
+	t.Helper()
+	facts, err := openhandsgen.Generate(t.TempDir(), o)
+	require.NoError(t, err)
+	s := archivetest.MustOpen(t)
+	rep := importOne(t, s, facts.Unit.Path)
+	require.Equal(t, archive.VerdictOK, rep.Verdict, "%+v", rep.Error)
+	return facts, s, rep, db(t, s)
+}
+
+// assertRewriteKeepsOld rewrites the event file victim of the conversation
+// conv (its "id" key becomes idWith) and imports it again: the conversation
+// exports as it now is, and the version before keeps its bytes whole in its
+// own row.
+func assertRewriteKeepsOld(t *testing.T, s *archive.Store, d *sql.DB, id, conv, victim, idWith string) {
+	t.Helper()
 	old, err := os.ReadFile(victim)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(victim, bytes.Replace(old, []byte(`"id"`), []byte(`"note":"edited","id"`), 1), 0o644))
+	require.NoError(t, os.WriteFile(victim, bytes.Replace(old, []byte(`"id"`), []byte(idWith), 1), 0o644))
 	re := importOne(t, s, conv)
 	require.Equal(t, "rewritten", re.Action)
 	require.Equal(t, archive.VerdictOK, re.Verdict, "%+v", re.Error)
-	assertExportsTree(t, s, rep.SessionID, conv)
+	assertExportsTree(t, s, id, conv)
 	sum := sha256.Sum256(old)
 	var data []byte
 	var line *int64
@@ -93,18 +109,51 @@ func TestOpenHandsEventFilesKeptOnce(t *testing.T) {
 	plain, err := dec.DecodeAll(data, nil)
 	require.NoError(t, err)
 	assert.Equal(t, old, plain, "the superseded version keeps its bytes")
-	assert.Equal(t, events, queryInt(t, d, `SELECT count(*) FROM source_files WHERE role = 'event' AND superseded_at IS NULL AND line IS NOT NULL AND length(data) = 0`),
-		"after the rewrite, the current files are kept as their records again")
+}
 
-	// Pretty-printed files are not their records' bytes: they keep their own.
+// TestOpenHandsPrettyFilesKeptOnce imports an SDK conversation whose event
+// files are pretty-printed (indent=2), which their one-line records are not
+// byte for byte: each is kept as its record and the whitespace it lost, once,
+// and comes back byte for byte from an export, the events API and a rewrite.
+// Kept whole beside their records, the files took several times the bytes of
+// the records' blocks; their layouts take a small part of those.
+func TestOpenHandsPrettyFilesKeptOnce(t *testing.T) {
+	ctx := context.Background()
 	pretty := openhandsgen.Pretty
-	pf, err := openhandsgen.Generate(t.TempDir(), openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 22, Turns: 3, Style: &pretty})
+	pf, s, rep, d := importConversation(t, openhandsgen.Options{Layout: openhands.LayoutSDK, Seed: 22, Turns: 40, Style: &pretty})
+	conv := pf.Unit.Path
+	pk := queryInt(t, d, `SELECT pk FROM sessions WHERE id = ?`, rep.SessionID)
+	assert.EqualValues(t, pf.Events, queryInt(t, d, `SELECT count(*) FROM source_files
+		WHERE session_pk = ? AND role = 'event' AND line IS NOT NULL AND length(data) > 0`, pk),
+		"every pretty-printed event file is kept as its record and its layout")
+	layouts := queryInt(t, d, `SELECT sum(length(data)) FROM source_files WHERE session_pk = ? AND role = 'event'`, pk)
+	blocks := queryInt(t, d, `SELECT sum(length(data)) FROM blocks WHERE session_pk = ?`, pk)
+	t.Logf("layouts %d bytes, blocks %d bytes", layouts, blocks)
+	assert.Less(t, layouts*3, blocks, "the files' layouts are a small part of what their records take")
+	assertExportsTree(t, s, rep.SessionID, conv)
+
+	// The events API serves each event as its file's bytes.
+	l, err := s.EventLog(ctx, rep.SessionID)
 	require.NoError(t, err)
-	prep := importOne(t, s, pf.Unit.Path)
-	require.Equal(t, archive.VerdictOK, prep.Verdict, "%+v", prep.Error)
-	assert.Zero(t, queryInt(t, d, `SELECT count(*) FROM source_files sf JOIN sessions ss ON ss.pk = sf.session_pk
-		WHERE ss.id = ? AND sf.line IS NOT NULL`, prep.SessionID))
-	assertExportsTree(t, s, prep.SessionID, pf.Unit.Path)
+	page, err := l.Search(ctx, archive.EventQuery{Limit: 100})
+	require.NoError(t, err)
+	require.NotEmpty(t, page.Items)
+	files := map[string]bool{}
+	names, err := filepath.Glob(filepath.Join(conv, "events", "event-*.json"))
+	require.NoError(t, err)
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		require.NoError(t, err)
+		require.True(t, bytes.Contains(b, []byte("\n  ")), "pretty-printed: %s", n)
+		files[string(b)] = true
+	}
+	for _, it := range page.Items {
+		assert.True(t, files[string(it)], "an event comes back as its file's bytes: %.80s", it)
+	}
+
+	// Rewritten: the files kept as records get their bytes back, whole, before
+	// their records are superseded.
+	assertRewriteKeepsOld(t, s, d, rep.SessionID, conv, names[3], "\"note\": \"edited\",\n  \"id\"")
 }
 
 // TestOpenHandsKeptFilesOldForm reads an archive whose event files are kept in

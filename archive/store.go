@@ -163,7 +163,7 @@ func (s *Store) prepare(ctx context.Context) error {
 	for name, q := range projectorSQL {
 		queries[name] = q
 	}
-	for n := eventBatch / 2; n >= 1; n /= 2 {
+	for n := eventTail; n >= 1; n /= 2 {
 		queries[eventsName(n)] = eventsInsert(n)
 	}
 	for name, q := range fileSQL {
