@@ -14,7 +14,7 @@ import (
 // process grows. With SQLite's page caches (outside the Go heap) and the index
 // pages Bleve maps, a whole import, index included, stays under 300 MB on the
 // largest lines and frames a log may hold.
-const Go = 160 << 20
+const Go = 128 << 20
 
 // Apply sets the Go heap's soft limit to Go, unless GOMEMLIMIT sets it.
 func Apply() {
