@@ -38,6 +38,8 @@ type importJob struct {
 	report FileReport
 	// scheduleChanges counts the schedule changes this run stored.
 	scheduleChanges int
+	// saved is set once this run has saved the file's row (see fileUpsert.fresh).
+	saved bool
 	// sums are the prefix sums saved last, of the file's first sumsOff bytes.
 	sums    []byte
 	sumsOff int64
@@ -278,10 +280,18 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 
 // createSession creates the session a source of format f describes.
 func (s *Store) createSession(ctx context.Context, tx *sql.Tx, f format.Format, h *format.SessionFacts) (int64, error) {
-	var pk int64
-	err := s.txStmt(ctx, tx, createSessionName).QueryRowContext(ctx, h.ID, f.Name(), f.Name(), string(h.Raw), h.Version, h.CreatedAt, nullStr(h.Cwd), h.Cwd,
+	// The new pk is the last inserted rowid, not a RETURNING clause: SQLite runs
+	// RETURNING as a trigger, which makes the statement one that may abort half
+	// way, so it first copied every page it touched (16 KiB each) into the
+	// statement journal, a temporary file: that was most of a small session's
+	// cost of creating its row.
+	res, err := s.txStmt(ctx, tx, createSessionName).ExecContext(ctx, h.ID, f.Name(), f.Name(), string(h.Raw), h.Version, h.CreatedAt, nullStr(h.Cwd), h.Cwd,
 		nullStr(h.Parent), seedArg(h), nullStr(h.Origin), h.DelegationDepth, nullStr(h.AgentPreset),
-		s.Now().UnixMilli()).Scan(&pk)
+		s.Now().UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("create session %s: %w", h.ID, err)
+	}
+	pk, err := res.LastInsertId()
 	if err != nil {
 		return 0, fmt.Errorf("create session %s: %w", h.ID, err)
 	}
@@ -460,8 +470,7 @@ var sessionSQL = map[string]string{
 	createSessionName: `
 		INSERT INTO sessions (id, agent, format, header_raw, version, created_at, cwd, project, parent_session,
 			seed_length, origin, delegation_depth, agent_preset, health, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)
-		RETURNING pk`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)`,
 	scheduleChangesName: `
 		SELECT line, raw FROM schedule_changes
 		WHERE session_pk = ? AND seq >= ?
@@ -593,16 +602,22 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res format.StreamR
 	if j.pk != 0 {
 		pk = j.pk
 	}
+	fresh := j.row == nil && !j.saved
 	fileID, err := j.store.upsertFile(ctx, tx, fileUpsert{
 		path: j.path, format: j.format.Name() + "/" + j.layout, compressed: j.compressed, sessionPK: pk, id: j.id,
 		sums: sums, cursor: string(res.Stamp), verdict: res.Verdict, problem: res.Problem,
 		records: st.Records, events: st.Events, lastSeq: st.LastSeq, now: j.store.Now().UnixMilli(),
-		rewritten: j.action == "rewritten",
+		rewritten: j.action == "rewritten", fresh: fresh,
 	})
 	if err != nil {
 		return err
 	}
-	if err := j.store.saveProblems(ctx, tx, fileID, res.Problem, warnings); err != nil {
+	j.saved = true
+	saveProblems := j.store.saveProblems
+	if fresh {
+		saveProblems = j.store.addProblems // a new row has none to replace
+	}
+	if err := saveProblems(ctx, tx, fileID, res.Problem, warnings); err != nil {
 		return err
 	}
 	j.report = storedFileReport(j.path, j.facts, j.pk, res, st, warnings)
