@@ -640,7 +640,7 @@ func (s *Store) importAppend(ctx context.Context, fm format.Format, f *os.File, 
 	}
 	defer st.Close()
 	job := s.newJob(fm, f, id, st, opts, "appended", readDone)
-	job.row = row
+	job.row, job.bytes = row, src.Size
 	if err := job.run(ctx, row); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}

@@ -47,6 +47,9 @@ type importJob struct {
 	// full, from this run and (on an append) the runs before it.
 	undecodable []Problem
 
+	// bytes is how many bytes of the file the stream reads (from its stamp on, on
+	// an append).
+	bytes int64
 	// The reading goroutine (see readAhead), once started; readDone fires when it
 	// has read the whole file (or stopped), which lets Import begin the next file.
 	items    <-chan readItem
@@ -72,16 +75,23 @@ func (s *signal) fire() {
 // newJob is the job of reading the file f through st.
 func (s *Store) newJob(fm format.Format, f *os.File, id identity, st format.Stream, opts ImportOptions, action string, readDone *signal) *importJob {
 	j := &importJob{store: s, format: fm, path: f.Name(), file: f, id: id, stream: st, facts: st.Session(),
-		opts: opts, action: action, readDone: readDone}
+		opts: opts, action: action, readDone: readDone, bytes: id.size}
 	j.layout, j.compressed = st.Layout()
 	return j
 }
 
-// startReading starts reading the file's records on their own goroutines. A full
-// read can start before the session is opened (its checks start empty); an append
-// must wait for the stream's replay of the archived records.
+// startReading starts reading the file's records on their own goroutines, or
+// reads a small file's at once (see readAll). A full read can start before the
+// session is opened (its checks start empty); an append must wait for the
+// stream's replay of the archived records.
 func (j *importJob) startReading() {
-	j.items, j.stop = readAhead(j.stream, j.prepare, j.readDone.fire, recordsIn(j.id.size, j.compressed))
+	records := recordsIn(j.bytes, j.compressed)
+	if j.bytes <= readAllBytes {
+		j.items = readAll(j.stream, j.prepare, records)
+		j.readDone.fire()
+		return
+	}
+	j.items, j.stop = readAhead(j.stream, j.prepare, j.readDone.fire, records)
 }
 
 // prepare is the work done on a record on the preparing goroutine (see readAhead).

@@ -149,6 +149,37 @@ func readAhead(r format.Stream, prepare func(*format.StreamRecord), finished fun
 	}
 }
 
+// readAllBytes is the size up to which a file's records are all read and
+// prepared on the goroutine that begins it (readAll) rather than by readAhead's
+// three: for a small session the goroutines, their growing stacks and a hand-over
+// per record on each of three channels cost more than the reading itself. A file
+// begun ahead of its turn (Import's early files) is still read on a core of its
+// own while the file before it is written.
+const readAllBytes = 256 << 10
+
+// readAll reads every record of the small stream r and prepares it, on the
+// calling goroutine, and returns them as readAhead would: the channel ends with an
+// item carrying io.EOF or an error. The records (of at most readAllBytes of file)
+// are held until the writer takes them, as readAhead's queues would hold them.
+func readAll(r format.Stream, prepare func(*format.StreamRecord), records int) <-chan readItem {
+	items := make([]readItem, 0, records+1)
+	for {
+		rec, err := r.Next()
+		if err == nil {
+			prepare(&rec)
+		}
+		items = append(items, readItem{rec: rec, err: err})
+		if err != nil {
+			break
+		}
+	}
+	c := make(chan readItem, len(items))
+	for _, it := range items {
+		c <- it
+	}
+	return c
+}
+
 // queueLen is the length of a queue of at most max records for a stream of about
 // records records (0: unknown). A queue is cleared when it is made, which for the
 // longest ones cost a small session more than reading it.
