@@ -50,9 +50,11 @@ type importJob struct {
 	// bytes is how many bytes of the file the stream reads (from its stamp on, on
 	// an append).
 	bytes int64
-	// The reading goroutine (see readAhead), once started; readDone fires when it
-	// has read the whole file (or stopped), which lets Import begin the next file.
-	items    <-chan readItem
+	// The reading (see readAhead and readAll), once started: next gives the next
+	// record, the last item carrying io.EOF or an error. readDone fires when the
+	// whole file is read (or the reading stopped), which lets Import begin the next
+	// file.
+	next     func() readItem
 	stop     func()
 	readDone *signal
 }
@@ -87,11 +89,11 @@ func (s *Store) newJob(fm format.Format, f *os.File, id identity, st format.Stre
 func (j *importJob) startReading() {
 	records := recordsIn(j.bytes, j.compressed)
 	if j.bytes <= readAllBytes {
-		j.items = readAll(j.stream, j.prepare, records)
-		j.readDone.fire()
+		j.next, j.stop = readAll(j.stream, j.prepare, j.readDone.fire, records)
 		return
 	}
-	j.items, j.stop = readAhead(j.stream, j.prepare, j.readDone.fire, records)
+	items, stop := readAhead(j.stream, j.prepare, j.readDone.fire, records)
+	j.next, j.stop = func() readItem { return <-items }, stop
 }
 
 // prepare is the work done on a record on the preparing goroutine (see readAhead).
@@ -116,7 +118,7 @@ func (j *importJob) run(cctx context.Context, prev *fileRow) error {
 			j.stop()
 		}
 	}()
-	if prev == nil && j.items == nil {
+	if prev == nil && j.next == nil {
 		j.startReading()
 	}
 	ftx, err := s.beginFile(cctx)
@@ -141,11 +143,11 @@ func (j *importJob) run(cctx context.Context, prev *fileRow) error {
 	n := 0
 	// The reader decodes ahead on its own goroutine while this one projects and
 	// writes: on two cores that overlaps the two halves of the work.
-	if j.items == nil {
+	if j.next == nil {
 		j.startReading()
 	}
 	for {
-		it := <-j.items
+		it := j.next()
 		if errors.Is(it.err, io.EOF) {
 			break
 		}
@@ -668,7 +670,7 @@ func storedFileReport(path string, h *format.SessionFacts, pk int64, res format.
 // its verdict is still computed, but its records are not stored twice.
 func (j *importJob) saveDuplicate(ctx context.Context, ftx *fileTx, owner string) error {
 	for {
-		err := (<-j.items).err
+		err := j.next().err
 		if errors.Is(err, io.EOF) {
 			break
 		}

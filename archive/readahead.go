@@ -158,11 +158,15 @@ func readAhead(r format.Stream, prepare func(*format.StreamRecord), finished fun
 const readAllBytes = 256 << 10
 
 // readAll reads every record of the small stream r and prepares it, on the
-// calling goroutine, and returns them as readAhead would: the channel ends with an
-// item carrying io.EOF or an error. The records (of at most readAllBytes of file)
-// are held until the writer takes them, as readAhead's queues would hold them.
-func readAll(r format.Stream, prepare func(*format.StreamRecord), records int) <-chan readItem {
+// calling goroutine, then calls finished; next gives them in order, ending with
+// an item carrying io.EOF or an error. The records are held until the writer takes
+// them, as readAhead's queues would hold them, up to readAheadBytes: a file that
+// has grown far past its stat since (an agent writing it) is read on by readAhead
+// once they are held, and stop ends that reading.
+func readAll(r format.Stream, prepare func(*format.StreamRecord), finished func(), records int) (next func() readItem, stop func()) {
 	items := make([]readItem, 0, records+1)
+	var held int64
+	var rest <-chan readItem
 	for {
 		rec, err := r.Next()
 		if err == nil {
@@ -170,14 +174,24 @@ func readAll(r format.Stream, prepare func(*format.StreamRecord), records int) <
 		}
 		items = append(items, readItem{rec: rec, err: err})
 		if err != nil {
+			finished()
+			break
+		}
+		if held += rec.Size; held > readAheadBytes {
+			rest, stop = readAhead(r, prepare, finished, 0)
 			break
 		}
 	}
-	c := make(chan readItem, len(items))
-	for _, it := range items {
-		c <- it
-	}
-	return c
+	i := 0
+	return func() readItem {
+		if i < len(items) {
+			it := items[i]
+			items[i] = readItem{} // the writer has it: not held here too
+			i++
+			return it
+		}
+		return <-rest
+	}, stop
 }
 
 // queueLen is the length of a queue of at most max records for a stream of about
