@@ -89,6 +89,13 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return openStated(path, fi)
+}
+
+// openStated is openRegular for a path whose stat, fi, the caller has just taken
+// (Import stats every file it finds): a second stat before the open would cost a
+// small file's import as much as its reading.
+func openStated(path string, fi os.FileInfo) (*os.File, os.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, &NotRegularError{Path: path, What: fileKind(fi.Mode())}
 	}

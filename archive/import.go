@@ -141,8 +141,10 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 	var total int64
 	sizes := make([]int64, len(d.Files))
 	ids := make([]*identity, len(d.Files))
+	stats := make([]os.FileInfo, len(d.Files))
 	for i, f := range d.Files {
 		if fi, err := os.Stat(f); err == nil {
+			stats[i] = fi
 			sizes[i] = fi.Size()
 			total += sizes[i]
 			id := statIdentity(fi)
@@ -254,7 +256,7 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			if known[d.Files[k]] != nil || seam(k) {
 				break // not a full read from the start: it is read in its turn
 			}
-			e := s.beginEarly(k, fms[k], d.Files[k], sizes[k], fileOpts(k), after)
+			e := s.beginEarly(k, fms[k], d.Files[k], stats[k], fileOpts(k), after)
 			queue, after = append(queue, e), e.readDone
 		}
 		if known[f] == nil && sizes[i] <= batchFileBytes {
@@ -479,10 +481,21 @@ type progressReader struct {
 	path string
 	fn   func(Progress)
 	last int64
+	// keep, when not nil, holds a copy of every byte read from the file's start,
+	// up to readAllBytes (then it is dropped): the prefix sums of a small file are
+	// taken from the bytes read, not read again (see keptPrefix).
+	keep []byte
 }
 
 func (p *progressReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
+	if p.keep != nil {
+		if len(p.keep)+n > readAllBytes {
+			p.keep = nil // grown since its stat: summed from the file
+		} else {
+			p.keep = append(p.keep, b[:n]...)
+		}
+	}
 	p.n += int64(n)
 	if p.fn != nil && (p.n-p.last >= 4<<20 || err != nil) {
 		p.last = p.n
@@ -507,6 +520,9 @@ type begunFile struct {
 func (s *Store) begin(fm format.Format, f *os.File, id identity, opts ImportOptions, readDone *signal) *begunFile {
 	b := &begunFile{fm: fm, f: f, opts: opts}
 	b.pr = &progressReader{r: f, size: id.size, path: f.Name(), fn: opts.Progress}
+	if id.size <= readAllBytes {
+		b.pr.keep = make([]byte, 0, id.size)
+	}
 	src := s.streamSource(opts, f.Name(), b.pr, nil, nil)
 	src.Size = id.size
 	st, err := fm.(format.StreamReader).Open(src)
@@ -515,6 +531,7 @@ func (s *Store) begin(fm format.Format, f *os.File, id identity, opts ImportOpti
 		return b
 	}
 	b.job = s.newJob(fm, f, id, st, opts, "new", readDone)
+	b.job.read = b.pr
 	if b.job.facts != nil {
 		b.job.startReading()
 	}
@@ -574,15 +591,23 @@ type early struct {
 }
 
 // beginEarly begins file i (never imported: a full read from the start) once
-// after fires.
-func (s *Store) beginEarly(i int, fm format.Format, path string, size int64, opts ImportOptions, after *signal) *early {
+// after fires; fi is its stat as Import took it, or nil.
+func (s *Store) beginEarly(i int, fm format.Format, path string, fi os.FileInfo, opts ImportOptions, after *signal) *early {
 	e := &early{index: i, c: make(chan *begunFile, 1), readDone: newSignal()}
 	go func() {
 		<-after.c
+		var size int64
+		if fi != nil {
+			size = fi.Size()
+		}
 		if opts.Progress != nil {
 			opts.Progress(Progress{File: path, FileSize: size})
 		}
-		f, fi, err := openRegular(path)
+		open := openRegular
+		if fi != nil {
+			open = func(path string) (*os.File, os.FileInfo, error) { return openStated(path, fi) }
+		}
+		f, fi, err := open(path)
 		if err != nil {
 			e.readDone.fire()
 			e.c <- nil

@@ -38,6 +38,8 @@ type importJob struct {
 	report FileReport
 	// scheduleChanges counts the schedule changes this run stored.
 	scheduleChanges int
+	// read is the reader of a full read's bytes, nil on an append.
+	read *progressReader
 	// saved is set once this run has saved the file's row (see fileUpsert.fresh).
 	saved bool
 	// sums are the prefix sums saved last, of the file's first sumsOff bytes.
@@ -605,8 +607,11 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res format.StreamR
 	if j.sums == nil && j.row != nil && j.row.resumable && j.action != "new" && j.action != "rewritten" {
 		j.sums, j.sumsOff = j.row.sums, j.row.offset
 	}
-	sums, err := prefixSums(j.file, off, j.sums, j.sumsOff)
-	if err != nil {
+	var sums []byte
+	var err error
+	if kept := j.keptPrefix(off); kept != nil {
+		sums = sumsOf(kept)
+	} else if sums, err = prefixSums(j.file, off, j.sums, j.sumsOff); err != nil {
 		return err
 	}
 	j.sums, j.sumsOff = sums, off
@@ -642,6 +647,16 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res format.StreamR
 		kind, from = "original", 0
 	}
 	return saveBlob(ctx, tx, j.file, fileID, kind, from, j.store.Now().UnixMilli())
+}
+
+// keptPrefix is the file's first off bytes as this run read them, when a full read
+// of a small file kept them (see progressReader.keep), else nil. Summed, they are
+// what was imported, even should the file change before it is saved.
+func (j *importJob) keptPrefix(off int64) []byte {
+	if j.sums != nil || j.read == nil || int64(len(j.read.keep)) < off {
+		return nil
+	}
+	return j.read.keep[:off:off]
 }
 
 // readReport is the report of a run that has saved the file and read read bytes
