@@ -594,7 +594,7 @@ type early struct {
 // after fires; fi is its stat as Import took it, or nil.
 func (s *Store) beginEarly(i int, fm format.Format, path string, fi os.FileInfo, opts ImportOptions, after *signal) *early {
 	e := &early{index: i, c: make(chan *begunFile, 1), readDone: newSignal()}
-	go func() {
+	s.workers.run(func() {
 		<-after.c
 		var size int64
 		if fi != nil {
@@ -618,7 +618,7 @@ func (s *Store) beginEarly(i int, fm format.Format, path string, fi os.FileInfo,
 			e.readDone.fire() // refused or unreadable: nothing reads on
 		}
 		e.c <- b
-	}()
+	})
 	return e
 }
 

@@ -149,7 +149,7 @@ func newProjector(ctx context.Context, tx *sql.Tx, s *Store, pk int64, st projSt
 	// import loop checks for cancellation between records instead.
 	ctx = context.WithoutCancel(ctx)
 	p := &projector{ctx: ctx, pk: pk, st: st, tx: tx, s: s}
-	p.blocks = newBlockWriter(ctx, s.txStmt(ctx, tx, blockInsertName), pk, s.zenc, &s.blockBufs)
+	p.blocks = newBlockWriter(ctx, s.txStmt(ctx, tx, blockInsertName), pk, s.zenc, &s.blockBufs, s.workers.run)
 	return p
 }
 
