@@ -271,12 +271,14 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 		return st, "", j.replay(ctx, tx)
 	}
 	h := j.facts
-	err := j.store.txStmt(ctx, tx, findSessionName).QueryRowContext(ctx, h.ID).Scan(&j.pk)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		j.pk, err = j.store.createSession(ctx, tx, j.format, h)
+	// Most sessions are new: the row is made first, and looked up only when it
+	// exists (a query less per new session).
+	pk, created, err := j.store.insertSession(ctx, tx, createNewSessionName, j.format, h)
+	if err != nil || created {
+		j.pk = pk
 		return st, "", err
-	case err != nil:
+	}
+	if err := j.store.txStmt(ctx, tx, findSessionName).QueryRowContext(ctx, h.ID).Scan(&j.pk); err != nil {
 		return st, "", fmt.Errorf("find session %s: %w", h.ID, err)
 	}
 	if owner, err := j.liveOwner(ctx, tx); err != nil || owner != "" && !j.opts.TakeOver {
@@ -294,22 +296,32 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 
 // createSession creates the session a source of format f describes.
 func (s *Store) createSession(ctx context.Context, tx *sql.Tx, f format.Format, h *format.SessionFacts) (int64, error) {
+	pk, _, err := s.insertSession(ctx, tx, createSessionName, f, h)
+	return pk, err
+}
+
+// insertSession runs the session INSERT name (createSessionName, or
+// createNewSessionName, which does nothing when the session exists): created
+// reports whether it made the row, pk the new row's.
+func (s *Store) insertSession(ctx context.Context, tx *sql.Tx, name string, f format.Format, h *format.SessionFacts) (pk int64, created bool, err error) {
 	// The new pk is the last inserted rowid, not a RETURNING clause: SQLite runs
 	// RETURNING as a trigger, which makes the statement one that may abort half
 	// way, so it first copied every page it touched (16 KiB each) into the
 	// statement journal, a temporary file: that was most of a small session's
 	// cost of creating its row.
-	res, err := s.txStmt(ctx, tx, createSessionName).ExecContext(ctx, h.ID, f.Name(), f.Name(), string(h.Raw), h.Version, h.CreatedAt, nullStr(h.Cwd), h.Cwd,
+	res, err := s.txStmt(ctx, tx, name).ExecContext(ctx, h.ID, f.Name(), f.Name(), string(h.Raw), h.Version, h.CreatedAt, nullStr(h.Cwd), h.Cwd,
 		nullStr(h.Parent), seedArg(h), nullStr(h.Origin), h.DelegationDepth, nullStr(h.AgentPreset),
 		s.Now().UnixMilli())
 	if err != nil {
-		return 0, fmt.Errorf("create session %s: %w", h.ID, err)
+		return 0, false, fmt.Errorf("create session %s: %w", h.ID, err)
 	}
-	pk, err := res.LastInsertId()
-	if err != nil {
-		return 0, fmt.Errorf("create session %s: %w", h.ID, err)
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return 0, false, err
 	}
-	return pk, nil
+	if pk, err = res.LastInsertId(); err != nil {
+		return 0, false, fmt.Errorf("create session %s: %w", h.ID, err)
+	}
+	return pk, true, nil
 }
 
 // resetSession keeps a session's archived lines as superseded, and its row takes
@@ -468,23 +480,29 @@ func (j *importJob) verifyStored(ctx context.Context, tx *sql.Tx, line int64, ra
 // Names of the statements that fold schedules and save a session's totals, among
 // the store's prepared statements.
 const (
-	scheduleChangesName = "scheduleChanges"
-	deleteSchedulesName = "deleteSchedules"
-	insertScheduleName  = "insertSchedule"
-	saveSessionName     = "saveSession"
-	findSessionName     = "findSession"
-	createSessionName   = "createSession"
+	scheduleChangesName  = "scheduleChanges"
+	deleteSchedulesName  = "deleteSchedules"
+	insertScheduleName   = "insertSchedule"
+	saveSessionName      = "saveSession"
+	findSessionName      = "findSession"
+	createSessionName    = "createSession"
+	createNewSessionName = "createNewSession"
 )
+
+// insertSessionSQL makes a session's row.
+const insertSessionSQL = `
+		INSERT INTO sessions (id, agent, format, header_raw, version, created_at, cwd, project, parent_session,
+			seed_length, origin, delegation_depth, agent_preset, health, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)`
 
 // sessionSQL holds the statements every imported session runs to find or create
 // its row and at its end, by name
 // (see fileSQL).
 var sessionSQL = map[string]string{
-	findSessionName: `SELECT pk FROM sessions WHERE id = ?`,
-	createSessionName: `
-		INSERT INTO sessions (id, agent, format, header_raw, version, created_at, cwd, project, parent_session,
-			seed_length, origin, delegation_depth, agent_preset, health, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)`,
+	findSessionName:   `SELECT pk FROM sessions WHERE id = ?`,
+	createSessionName: insertSessionSQL,
+	createNewSessionName: insertSessionSQL + `
+		ON CONFLICT (id) DO NOTHING`,
 	scheduleChangesName: `
 		SELECT line, raw FROM schedule_changes
 		WHERE session_pk = ? AND seq >= ?
