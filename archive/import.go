@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"sync"
@@ -481,19 +482,20 @@ type progressReader struct {
 	path string
 	fn   func(Progress)
 	last int64
-	// keep, when not nil, holds a copy of every byte read from the file's start,
-	// up to readAllBytes (then it is dropped): the prefix sums of a small file are
-	// taken from the bytes read, not read again (see keptPrefix).
-	keep []byte
+	// summing is set while sum is the CRC-32C of every byte read from the file's
+	// start, all in its first prefix-sum chunk: the prefix sum of a small file is
+	// taken from the bytes read, not read again (see readSums).
+	summing bool
+	sum     uint32
 }
 
 func (p *progressReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
-	if p.keep != nil {
-		if len(p.keep)+n > readAllBytes {
-			p.keep = nil // grown since its stat: summed from the file
+	if p.summing {
+		if p.n+int64(n) > sumChunk {
+			p.summing = false // grown past a chunk since its stat: summed from the file
 		} else {
-			p.keep = append(p.keep, b[:n]...)
+			p.sum = crc32.Update(p.sum, castagnoli, b[:n])
 		}
 	}
 	p.n += int64(n)
@@ -520,9 +522,7 @@ type begunFile struct {
 func (s *Store) begin(fm format.Format, f *os.File, id identity, opts ImportOptions, readDone *signal) *begunFile {
 	b := &begunFile{fm: fm, f: f, opts: opts}
 	b.pr = &progressReader{r: f, size: id.size, path: f.Name(), fn: opts.Progress}
-	if id.size <= readAllBytes {
-		b.pr.keep = make([]byte, 0, id.size)
-	}
+	b.pr.summing = id.size <= readAllBytes
 	src := s.streamSource(opts, f.Name(), b.pr, nil, nil)
 	src.Size = id.size
 	st, err := fm.(format.StreamReader).Open(src)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -625,12 +626,12 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res format.StreamR
 	if j.sums == nil && j.row != nil && j.row.resumable && j.action != "new" && j.action != "rewritten" {
 		j.sums, j.sumsOff = j.row.sums, j.row.offset
 	}
-	var sums []byte
-	var err error
-	if kept := j.keptPrefix(off); kept != nil {
-		sums = sumsOf(kept)
-	} else if sums, err = prefixSums(j.file, off, j.sums, j.sumsOff); err != nil {
-		return err
+	sums, ok := j.readSums(off)
+	if !ok {
+		var err error
+		if sums, err = prefixSums(j.file, off, j.sums, j.sumsOff); err != nil {
+			return err
+		}
 	}
 	j.sums, j.sumsOff = sums, off
 	var pk any
@@ -667,14 +668,18 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res format.StreamR
 	return saveBlob(ctx, tx, j.file, fileID, kind, from, j.store.Now().UnixMilli())
 }
 
-// keptPrefix is the file's first off bytes as this run read them, when a full read
-// of a small file kept them (see progressReader.keep), else nil. Summed, they are
+// readSums are the prefix sums of the file's first off bytes as this run read
+// them, when a full read of a small file summed them as it read (see
+// progressReader.summing) and all it read is imported: they are then the sums of
 // what was imported, even should the file change before it is saved.
-func (j *importJob) keptPrefix(off int64) []byte {
-	if j.sums != nil || j.read == nil || int64(len(j.read.keep)) < off {
-		return nil
+func (j *importJob) readSums(off int64) ([]byte, bool) {
+	if j.sums != nil || j.read == nil || !j.read.summing || j.read.n != off {
+		return nil, false
 	}
-	return j.read.keep[:off:off]
+	if off == 0 {
+		return []byte{}, true
+	}
+	return binary.BigEndian.AppendUint32(make([]byte, 0, 4), j.read.sum), true
 }
 
 // readReport is the report of a run that has saved the file and read read bytes

@@ -39,15 +39,6 @@ func prefixSums(f *os.File, off int64, prev []byte, prevOff int64) ([]byte, erro
 	return out, nil
 }
 
-// sumsOf is prefixSums of a file whose first len(b) bytes are b.
-func sumsOf(b []byte) []byte {
-	out := make([]byte, 0, 4*(len(b)/sumChunk+1))
-	for pos := 0; pos < len(b); pos += sumChunk {
-		out = binary.BigEndian.AppendUint32(out, crc32.Checksum(b[pos:min(pos+sumChunk, len(b))], castagnoli))
-	}
-	return out
-}
-
 // samePrefix reports whether f's first off bytes still have the sums recorded
 // for them. A file shorter than off has not. It reads the prefix once, a chunk at
 // a time, and stops at the first chunk that differs.

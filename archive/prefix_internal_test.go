@@ -1,31 +1,45 @@
 package archive
 
 import (
-	"math/rand/v2"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/logbook/logbook/archive/dsh"
+	"github.com/logbook/logbook/archive/dshgen"
 )
 
-// TestSumsOfIsPrefixSums: the sums of bytes a read kept are those prefixSums reads
-// back from the file, for a prefix within a chunk, at a chunk's end and past it.
-func TestSumsOfIsPrefixSums(t *testing.T) {
-	data := make([]byte, 2*sumChunk+sumChunk/2)
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range data {
-		data[i] = byte(r.Uint32())
-	}
-	path := filepath.Join(t.TempDir(), "session.jsonl")
-	require.NoError(t, os.WriteFile(path, data, 0o600))
-	f, err := os.Open(path)
+// TestSmallFileSumsAreTheFilesSums: the prefix sums a small file's import takes
+// from the bytes it read are those prefixSums reads back from the file, for a
+// file imported whole and for one whose torn last line is left out.
+func TestSmallFileSumsAreTheFilesSums(t *testing.T) {
+	ctx := context.Background()
+	s := New(filepath.Join(t.TempDir(), "a.db"))
+	require.NoError(t, s.Open(ctx))
+	defer s.Close()
+	l := dshgen.Generate(dshgen.Options{Seed: 3, Turns: 1, StepsPerTurn: 1, ChunkTokens: 20, ToolResultBytes: 200})
+	whole, err := l.WriteFile(filepath.Join(t.TempDir(), "sessions"), false)
 	require.NoError(t, err)
-	defer f.Close()
-	for _, off := range []int64{0, 1, 4096, sumChunk - 1, sumChunk, sumChunk + 1, int64(len(data))} {
-		want, err := prefixSums(f, off, nil, 0)
+	torn := filepath.Join(t.TempDir(), "session.jsonl")
+	require.NoError(t, os.WriteFile(torn, append(l.JSONL(), `{"type":"turn/start","seq":9`...), 0o600))
+
+	for _, path := range []string{whole, torn} {
+		fr := s.ImportFile(ctx, path, ImportOptions{})
+		require.Contains(t, []Verdict{VerdictOK, VerdictRecovered}, fr.Verdict, "%s: %+v", path, fr.Error)
+		row, err := s.fileRow(ctx, path)
 		require.NoError(t, err)
-		assert.Equal(t, want, sumsOf(data[:off]), "first %d bytes", off)
+		require.NotNil(t, row)
+		off, ok := dsh.Format{}.Offset([]byte(row.cursorRaw))
+		require.True(t, ok)
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		want, err := prefixSums(f, off, nil, 0)
+		f.Close()
+		require.NoError(t, err)
+		assert.Equal(t, want, row.sums, "%s (%d bytes imported)", path, off)
 	}
 }

@@ -164,7 +164,9 @@ const readAllBytes = 256 << 10
 // has grown far past its stat since (an agent writing it) is read on by readAhead
 // once they are held, and stop ends that reading.
 func readAll(r format.Stream, prepare func(*format.StreamRecord), finished func(), records int) (next func() readItem, stop func()) {
-	items := make([]readItem, 0, records+1)
+	// Grown as needed: the estimate is made for queues, and is high for small
+	// files (it counts 128 bytes a record).
+	items := make([]readItem, 0, min(records, 31)+1)
 	var held int64
 	var rest <-chan readItem
 	for {
