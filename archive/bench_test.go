@@ -207,3 +207,69 @@ func BenchmarkRescan10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkImport10kSmall imports LOGBOOK_BENCH_SESSIONS (default 10,000) small
+// sessions of one short turn each (about 5 KB, 26 events), the corpus of index's
+// BenchmarkImportSearchable10k, into a fresh archive: the archive's share of a
+// first import of a long history, where the cost is per session, not per byte.
+// CPU-s is the figure to compare on a shared machine.
+func BenchmarkImport10kSmall(b *testing.B) {
+	n := 10000
+	if v := os.Getenv("LOGBOOK_BENCH_SESSIONS"); v != "" {
+		if _, err := fmt.Sscanf(v, "%d", &n); err != nil || n <= 0 {
+			b.Fatalf("LOGBOOK_BENCH_SESSIONS=%q is not a positive number", v)
+		}
+	}
+	// LOGBOOK_BENCH_DIR keeps the generated corpus there for the next run (its
+	// generation costs more than the import).
+	root := filepath.Join(b.TempDir(), "sessions")
+	if d := os.Getenv("LOGBOOK_BENCH_DIR"); d != "" {
+		root = filepath.Join(d, fmt.Sprintf("small-%d", n))
+	}
+	for i := range n {
+		if _, err := os.Stat(filepath.Join(root, ".complete")); err == nil {
+			break
+		}
+		l := dshgen.Generate(dshgen.Options{Seed: uint64(i) + 1, Cwd: fmt.Sprintf("/home/dev/project-%d", i%16),
+			CreatedAt: dshgen.DefaultCreatedAt + int64(i)*60_000, Turns: 1, StepsPerTurn: 1,
+			ChunkTokens: 20, ToolResultBytes: 200, Families: dshgen.FamilyTitles})
+		if _, err := l.WriteFile(root, false); err != nil {
+			b.Fatal(err)
+		}
+		if i == n-1 {
+			if err := os.WriteFile(filepath.Join(root, ".complete"), nil, 0o600); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		s, err := archive.Open(context.Background(), filepath.Join(b.TempDir(), "a.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		b.StartTimer()
+		start, cpu0 := time.Now(), cpuTime()
+		rep, err := s.Import(context.Background(), []string{root}, archive.ImportOptions{})
+		if err == nil {
+			err = s.Maintain(context.Background())
+		}
+		elapsed, cpu := time.Since(start), cpuTime()-cpu0
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.Summary.OK != n {
+			b.Fatalf("%d of %d sessions ok: %+v", rep.Summary.OK, n, rep.Summary)
+		}
+		b.ReportMetric(cpu.Seconds(), "CPU-s")
+		b.ReportMetric(float64(n)/elapsed.Seconds(), "sessions/s")
+		b.ReportMetric(float64(n)/cpu.Seconds(), "sessions/CPU-s")
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}

@@ -59,9 +59,9 @@ const blockInsertSQL = `INSERT INTO blocks (session_pk, first_line, last_line, f
 	VALUES (?, ?, ?, ?, ?, ?, ?)`
 
 // newBlockWriter stores blocks with stmt, the block INSERT bound to the import's
-// transaction. Its buffers come from bufs: at 1 MiB each, allocating them for every
+// transaction, on a goroutine run starts (Store.workers). Its buffers come from bufs: at 1 MiB each, allocating them for every
 // file cost small sessions more than their compression.
-func newBlockWriter(ctx context.Context, stmt *sql.Stmt, pk int64, zenc *zstd.Encoder, bufs *sync.Pool) *blockWriter {
+func newBlockWriter(ctx context.Context, stmt *sql.Stmt, pk int64, zenc *zstd.Encoder, bufs *sync.Pool, run func(func())) *blockWriter {
 	w := &blockWriter{ctx: ctx, pk: pk, zenc: zenc, stmt: stmt, bufs: bufs,
 		jobs: make(chan blockJob, 1), done: make(chan error, 1), free: make(chan []byte, 2)}
 	get := func() []byte {
@@ -75,7 +75,7 @@ func newBlockWriter(ctx context.Context, stmt *sql.Stmt, pk int64, zenc *zstd.En
 	w.free <- get()
 	w.free <- get()
 	w.buf, w.z = <-w.free, get()
-	go w.store()
+	run(w.store)
 	return w
 }
 

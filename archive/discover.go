@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"syscall"
+
+	"github.com/logbook/logbook/archive/format"
 )
 
 // DefaultRoots returns the session roots of every format (see formats) that exist
@@ -89,6 +91,13 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return openStated(path, fi)
+}
+
+// openStated is openRegular for a path whose stat, fi, the caller has just taken
+// (Import stats every file it finds): a second stat before the open would cost a
+// small file's import as much as its reading.
+func openStated(path string, fi os.FileInfo) (*os.File, os.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, &NotRegularError{Path: path, What: fileKind(fi.Mode())}
 	}
@@ -130,6 +139,48 @@ func Discover(paths []string) Discovered {
 	notRegular := func(p string, m fs.FileMode) {
 		fail(p, KindNotRegular, fmt.Sprintf("is %s, not a regular file; it was not read", fileKind(m)))
 	}
+	// walk takes the sources among a folder's entries, in name order, and walks
+	// the folders that are none. Each folder is read once: the entries that tell
+	// whether it is a source (format.FolderSourcer) are those the walk goes on
+	// with (filepath.WalkDir, and a format's IsSource, read each folder again).
+	var walk func(dir string, entries []fs.DirEntry)
+	walk = func(dir string, entries []fs.DirEntry) {
+		for _, e := range entries {
+			path := filepath.Join(dir, e.Name())
+			if e.IsDir() {
+				children, err := os.ReadDir(path)
+				if format := folderFormat(path, e, children, err); format != "" {
+					add(path, format) // a session that is a folder of files
+					continue
+				}
+				if err != nil {
+					fail(path, faultKind(err), err.Error())
+					continue
+				}
+				walk(path, children)
+				continue
+			}
+			format := sourceFormat(path, e)
+			if format == "" {
+				continue
+			}
+			if e.Type().IsRegular() {
+				add(path, format)
+				continue
+			}
+			// A session file that is not a plain file: follow a symbolic link, and
+			// report anything that is not (or does not lead to) a regular file.
+			fi, err := os.Stat(path)
+			switch {
+			case err != nil:
+				fail(path, faultKind(err), err.Error())
+			case fi.Mode().IsRegular():
+				add(path, format)
+			default:
+				notRegular(path, fi.Mode())
+			}
+		}
+	}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -149,47 +200,20 @@ func Discover(paths []string) Discovered {
 			add(abs, formatOfPath(abs))
 			continue
 		}
-		// A root named through a symbolic link is walked where it leads: WalkDir
+		// A root named through a symbolic link is walked where it leads: a walk
 		// does not follow a link, not even the root's, and would find nothing.
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
 		d.Roots = append(d.Roots, abs)
-		_ = filepath.WalkDir(abs, func(path string, e fs.DirEntry, err error) error {
-			if err != nil {
-				if path != abs {
-					fail(path, faultKind(err), err.Error())
-				}
-				if e != nil && e.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			format := sourceFormat(path, e)
-			if format == "" {
-				return nil
-			}
-			if e.IsDir() {
-				add(path, format) // a session that is a folder of files
-				return fs.SkipDir
-			}
-			if e.Type().IsRegular() {
-				add(path, format)
-				return nil
-			}
-			// A session file that is not a plain file: follow a symbolic link, and
-			// report anything that is not (or does not lead to) a regular file.
-			fi, err := os.Stat(path)
-			switch {
-			case err != nil:
-				fail(path, faultKind(err), err.Error())
-			case fi.Mode().IsRegular():
-				add(path, format)
-			default:
-				notRegular(path, fi.Mode())
-			}
-			return nil
-		})
+		entries, err := os.ReadDir(abs)
+		if format := folderFormat(abs, fs.FileInfoToDirEntry(fi), entries, err); format != "" {
+			add(abs, format) // the root is a session that is a folder of files
+			continue
+		}
+		if err == nil {
+			walk(abs, entries)
+		}
 	}
 	sort.Strings(d.Files)
 	return d
@@ -212,4 +236,22 @@ func (d Discovered) Reports() []FileReport {
 			Warnings: []Problem{}})
 	}
 	return out
+}
+
+// folderFormat is sourceFormat for a folder whose entries were read (entries, or
+// the error that stopped reading them): a format that tells its folders by their
+// entries is given those.
+func folderFormat(path string, e fs.DirEntry, entries []fs.DirEntry, readErr error) string {
+	for _, f := range formats() {
+		var ok bool
+		if fsr, is := f.(format.FolderSourcer); is {
+			ok = readErr == nil && fsr.IsSourceFolder(path, entries)
+		} else {
+			ok = f.IsSource(path, e)
+		}
+		if ok {
+			return f.Name()
+		}
+	}
+	return ""
 }

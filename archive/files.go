@@ -31,11 +31,15 @@ type fileUpsert struct {
 	lastSeq    int64
 	now        int64
 	rewritten  bool
+	// fresh is set when the file has no row yet (this import found none and has
+	// saved none): a plain INSERT then makes it (see upsertFile).
+	fresh bool
 }
 
 // Names of the statements that save a file, among the store's prepared statements.
 const (
 	upsertFileName     = "upsertFile"
+	insertFileName     = "insertFile"
 	deleteProblemsName = "deleteProblems"
 	insertProblemName  = "insertProblem"
 	fileRowName        = "fileRow"
@@ -59,6 +63,11 @@ var fileSQL = map[string]string{
 			last_seq = excluded.last_seq, gone = 0, last_import = excluded.last_import,
 			generation = files.generation + ?
 		RETURNING id`,
+	insertFileName: `
+		INSERT INTO files (path, format, compressed, session_pk, size, mtime_ns, inode, ctime_ns, head_hash, tail_hash,
+			prefix_sums, cursor, verdict, error_kind, error_line, error_offset, error_message, records, events, last_seq,
+			gone, first_seen, last_import)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
 	fileRowName: `
 		SELECT id, session_pk, size, mtime_ns, inode, COALESCE(ctime_ns, 0), prefix_sums, last_seq, upstream,
 		       head_hash, tail_hash, cursor, verdict, COALESCE(error_kind, ''), generation, gone
@@ -81,13 +90,28 @@ func (s *Store) upsertFile(ctx context.Context, tx *sql.Tx, u fileUpsert) (int64
 	if u.rewritten {
 		gen = 1
 	}
-	stmt := s.txStmt(ctx, tx, upsertFileName)
-	var id int64
-	err := stmt.QueryRowContext(ctx,
-		u.path, fileFormat(u.format), boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, nil, nil, // head and tail hashes: rows written now have prefix sums instead
+	args := []any{u.path, fileFormat(u.format), boolInt(u.compressed), u.sessionPK, u.id.size, u.id.mtime, u.id.inode, u.id.ctime, nil, nil, // head and tail hashes: rows written now have prefix sums instead
 		u.sums, cursor,
-		string(u.verdict), kind, line, off, msg, u.records, u.events, u.lastSeq, u.now, u.now, gen).Scan(&id)
-	if err != nil {
+		string(u.verdict), kind, line, off, msg, u.records, u.events, u.lastSeq, u.now, u.now}
+	if u.fresh {
+		// A new file's row, by a plain INSERT and its last inserted rowid: the upsert's
+		// RETURNING runs as a trigger, which makes SQLite copy every page the statement
+		// touches into the statement journal (a temporary file) first. With thousands
+		// of small files that copy cost more than the row itself. Should a row exist
+		// after all, the INSERT fails on the path's uniqueness: the file fails, never
+		// overwrites.
+		res, err := s.txStmt(ctx, tx, insertFileName).ExecContext(ctx, args...)
+		if err != nil {
+			return 0, fmt.Errorf("save file %s: %w", u.path, err)
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return 0, fmt.Errorf("save file %s: %w", u.path, err)
+		}
+		return id, nil
+	}
+	var id int64
+	if err := s.txStmt(ctx, tx, upsertFileName).QueryRowContext(ctx, append(args, gen)...).Scan(&id); err != nil {
 		return 0, fmt.Errorf("save file %s: %w", u.path, err)
 	}
 	return id, nil
@@ -107,6 +131,15 @@ func (s *Store) saveProblems(ctx context.Context, tx *sql.Tx, fileID int64, fata
 	del := s.txStmt(ctx, tx, deleteProblemsName)
 	if _, err := del.ExecContext(ctx, fileID); err != nil {
 		return err
+	}
+	return s.addProblems(ctx, tx, fileID, fatal, warnings)
+}
+
+// addProblems stores a file's problems beside those it has (none, for a file
+// whose row was just made).
+func (s *Store) addProblems(ctx context.Context, tx *sql.Tx, fileID int64, fatal *Problem, warnings []Problem) error {
+	if fatal == nil && len(warnings) == 0 {
+		return nil
 	}
 	stmt := s.txStmt(ctx, tx, insertProblemName)
 	if fatal != nil {

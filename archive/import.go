@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"sync"
@@ -141,8 +142,10 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 	var total int64
 	sizes := make([]int64, len(d.Files))
 	ids := make([]*identity, len(d.Files))
+	stats := make([]os.FileInfo, len(d.Files))
 	for i, f := range d.Files {
 		if fi, err := os.Stat(f); err == nil {
+			stats[i] = fi
 			sizes[i] = fi.Size()
 			total += sizes[i]
 			id := statIdentity(fi)
@@ -254,7 +257,7 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			if known[d.Files[k]] != nil || seam(k) {
 				break // not a full read from the start: it is read in its turn
 			}
-			e := s.beginEarly(k, fms[k], d.Files[k], sizes[k], fileOpts(k), after)
+			e := s.beginEarly(k, fms[k], d.Files[k], stats[k], fileOpts(k), after)
 			queue, after = append(queue, e), e.readDone
 		}
 		if known[f] == nil && sizes[i] <= batchFileBytes {
@@ -479,10 +482,22 @@ type progressReader struct {
 	path string
 	fn   func(Progress)
 	last int64
+	// summing is set while sum is the CRC-32C of every byte read from the file's
+	// start, all in its first prefix-sum chunk: the prefix sum of a small file is
+	// taken from the bytes read, not read again (see readSums).
+	summing bool
+	sum     uint32
 }
 
 func (p *progressReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
+	if p.summing {
+		if p.n+int64(n) > sumChunk {
+			p.summing = false // grown past a chunk since its stat: summed from the file
+		} else {
+			p.sum = crc32.Update(p.sum, castagnoli, b[:n])
+		}
+	}
 	p.n += int64(n)
 	if p.fn != nil && (p.n-p.last >= 4<<20 || err != nil) {
 		p.last = p.n
@@ -507,6 +522,7 @@ type begunFile struct {
 func (s *Store) begin(fm format.Format, f *os.File, id identity, opts ImportOptions, readDone *signal) *begunFile {
 	b := &begunFile{fm: fm, f: f, opts: opts}
 	b.pr = &progressReader{r: f, size: id.size, path: f.Name(), fn: opts.Progress}
+	b.pr.summing = id.size <= readAllBytes
 	src := s.streamSource(opts, f.Name(), b.pr, nil, nil)
 	src.Size = id.size
 	st, err := fm.(format.StreamReader).Open(src)
@@ -515,6 +531,7 @@ func (s *Store) begin(fm format.Format, f *os.File, id identity, opts ImportOpti
 		return b
 	}
 	b.job = s.newJob(fm, f, id, st, opts, "new", readDone)
+	b.job.read = b.pr
 	if b.job.facts != nil {
 		b.job.startReading()
 	}
@@ -574,15 +591,23 @@ type early struct {
 }
 
 // beginEarly begins file i (never imported: a full read from the start) once
-// after fires.
-func (s *Store) beginEarly(i int, fm format.Format, path string, size int64, opts ImportOptions, after *signal) *early {
+// after fires; fi is its stat as Import took it, or nil.
+func (s *Store) beginEarly(i int, fm format.Format, path string, fi os.FileInfo, opts ImportOptions, after *signal) *early {
 	e := &early{index: i, c: make(chan *begunFile, 1), readDone: newSignal()}
-	go func() {
+	s.workers.run(func() {
 		<-after.c
+		var size int64
+		if fi != nil {
+			size = fi.Size()
+		}
 		if opts.Progress != nil {
 			opts.Progress(Progress{File: path, FileSize: size})
 		}
-		f, fi, err := openRegular(path)
+		open := openRegular
+		if fi != nil {
+			open = func(path string) (*os.File, os.FileInfo, error) { return openStated(path, fi) }
+		}
+		f, fi, err := open(path)
 		if err != nil {
 			e.readDone.fire()
 			e.c <- nil
@@ -593,7 +618,7 @@ func (s *Store) beginEarly(i int, fm format.Format, path string, size int64, opt
 			e.readDone.fire() // refused or unreadable: nothing reads on
 		}
 		e.c <- b
-	}()
+	})
 	return e
 }
 
@@ -612,20 +637,12 @@ func (e *early) discard() {
 	}
 }
 
-// importBegun imports a file begun early, unless it has been imported or changed
-// since it was begun: then it is read again the ordinary way.
+// importBegun imports a file begun early. Only a file the archive did not know
+// when the import began is begun early, and none has been stored since: the import
+// holds the archive's import lock (see lockImports), and a path is imported once
+// per import. So it has no row, which saves a query per file.
 func (s *Store) importBegun(ctx context.Context, b *begunFile) (FileReport, error) {
 	defer b.f.Close()
-	path := b.f.Name()
-	row, err := s.fileRow(ctx, path)
-	if err != nil {
-		b.close()
-		return FileReport{Path: path, LastSeq: -1}, err
-	}
-	if row != nil {
-		b.close()
-		return s.importPath(ctx, b.fm, path, b.opts, nil)
-	}
 	return s.importFull(ctx, b)
 }
 
@@ -648,7 +665,7 @@ func (s *Store) importAppend(ctx context.Context, fm format.Format, f *os.File, 
 	}
 	defer st.Close()
 	job := s.newJob(fm, f, id, st, opts, "appended", readDone)
-	job.row = row
+	job.row, job.bytes = row, src.Size
 	if err := job.run(ctx, row); err != nil {
 		return FileReport{Path: path, LastSeq: -1}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,10 @@ type importJob struct {
 	report FileReport
 	// scheduleChanges counts the schedule changes this run stored.
 	scheduleChanges int
+	// read is the reader of a full read's bytes, nil on an append.
+	read *progressReader
+	// saved is set once this run has saved the file's row (see fileUpsert.fresh).
+	saved bool
 	// sums are the prefix sums saved last, of the file's first sumsOff bytes.
 	sums    []byte
 	sumsOff int64
@@ -45,9 +50,14 @@ type importJob struct {
 	// full, from this run and (on an append) the runs before it.
 	undecodable []Problem
 
-	// The reading goroutine (see readAhead), once started; readDone fires when it
-	// has read the whole file (or stopped), which lets Import begin the next file.
-	items    <-chan readItem
+	// bytes is how many bytes of the file the stream reads (from its stamp on, on
+	// an append).
+	bytes int64
+	// The reading (see readAhead and readAll), once started: next gives the next
+	// record, the last item carrying io.EOF or an error. readDone fires when the
+	// whole file is read (or the reading stopped), which lets Import begin the next
+	// file.
+	next     func() readItem
 	stop     func()
 	readDone *signal
 }
@@ -70,16 +80,23 @@ func (s *signal) fire() {
 // newJob is the job of reading the file f through st.
 func (s *Store) newJob(fm format.Format, f *os.File, id identity, st format.Stream, opts ImportOptions, action string, readDone *signal) *importJob {
 	j := &importJob{store: s, format: fm, path: f.Name(), file: f, id: id, stream: st, facts: st.Session(),
-		opts: opts, action: action, readDone: readDone}
+		opts: opts, action: action, readDone: readDone, bytes: id.size}
 	j.layout, j.compressed = st.Layout()
 	return j
 }
 
-// startReading starts reading the file's records on their own goroutines. A full
-// read can start before the session is opened (its checks start empty); an append
-// must wait for the stream's replay of the archived records.
+// startReading starts reading the file's records on their own goroutines, or
+// reads a small file's at once (see readAll). A full read can start before the
+// session is opened (its checks start empty); an append must wait for the
+// stream's replay of the archived records.
 func (j *importJob) startReading() {
-	j.items, j.stop = readAhead(j.stream, j.prepare, j.readDone.fire, recordsIn(j.id.size, j.compressed))
+	records := recordsIn(j.bytes, j.compressed)
+	if j.bytes <= readAllBytes {
+		j.next, j.stop = readAll(j.stream, j.prepare, j.readDone.fire, records)
+		return
+	}
+	items, stop := readAhead(j.stream, j.prepare, j.readDone.fire, records)
+	j.next, j.stop = func() readItem { return <-items }, stop
 }
 
 // prepare is the work done on a record on the preparing goroutine (see readAhead).
@@ -104,7 +121,7 @@ func (j *importJob) run(cctx context.Context, prev *fileRow) error {
 			j.stop()
 		}
 	}()
-	if prev == nil && j.items == nil {
+	if prev == nil && j.next == nil {
 		j.startReading()
 	}
 	ftx, err := s.beginFile(cctx)
@@ -129,11 +146,11 @@ func (j *importJob) run(cctx context.Context, prev *fileRow) error {
 	n := 0
 	// The reader decodes ahead on its own goroutine while this one projects and
 	// writes: on two cores that overlaps the two halves of the work.
-	if j.items == nil {
+	if j.next == nil {
 		j.startReading()
 	}
 	for {
-		it := <-j.items
+		it := j.next()
 		if errors.Is(it.err, io.EOF) {
 			break
 		}
@@ -255,12 +272,14 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 		return st, "", j.replay(ctx, tx)
 	}
 	h := j.facts
-	err := j.store.txStmt(ctx, tx, findSessionName).QueryRowContext(ctx, h.ID).Scan(&j.pk)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		j.pk, err = j.store.createSession(ctx, tx, j.format, h)
+	// Most sessions are new: the row is made first, and looked up only when it
+	// exists (a query less per new session).
+	pk, created, err := j.store.insertSession(ctx, tx, createNewSessionName, j.format, h)
+	if err != nil || created {
+		j.pk = pk
 		return st, "", err
-	case err != nil:
+	}
+	if err := j.store.txStmt(ctx, tx, findSessionName).QueryRowContext(ctx, h.ID).Scan(&j.pk); err != nil {
 		return st, "", fmt.Errorf("find session %s: %w", h.ID, err)
 	}
 	if owner, err := j.liveOwner(ctx, tx); err != nil || owner != "" && !j.opts.TakeOver {
@@ -278,14 +297,32 @@ func (j *importJob) openSession(ctx context.Context, tx *sql.Tx, prev *fileRow) 
 
 // createSession creates the session a source of format f describes.
 func (s *Store) createSession(ctx context.Context, tx *sql.Tx, f format.Format, h *format.SessionFacts) (int64, error) {
-	var pk int64
-	err := s.txStmt(ctx, tx, createSessionName).QueryRowContext(ctx, h.ID, f.Name(), f.Name(), string(h.Raw), h.Version, h.CreatedAt, nullStr(h.Cwd), h.Cwd,
+	pk, _, err := s.insertSession(ctx, tx, createSessionName, f, h)
+	return pk, err
+}
+
+// insertSession runs the session INSERT name (createSessionName, or
+// createNewSessionName, which does nothing when the session exists): created
+// reports whether it made the row, pk the new row's.
+func (s *Store) insertSession(ctx context.Context, tx *sql.Tx, name string, f format.Format, h *format.SessionFacts) (pk int64, created bool, err error) {
+	// The new pk is the last inserted rowid, not a RETURNING clause: SQLite runs
+	// RETURNING as a trigger, which makes the statement one that may abort half
+	// way, so it first copied every page it touched (16 KiB each) into the
+	// statement journal, a temporary file: that was most of a small session's
+	// cost of creating its row.
+	res, err := s.txStmt(ctx, tx, name).ExecContext(ctx, h.ID, f.Name(), f.Name(), string(h.Raw), h.Version, h.CreatedAt, nullStr(h.Cwd), h.Cwd,
 		nullStr(h.Parent), seedArg(h), nullStr(h.Origin), h.DelegationDepth, nullStr(h.AgentPreset),
-		s.Now().UnixMilli()).Scan(&pk)
+		s.Now().UnixMilli())
 	if err != nil {
-		return 0, fmt.Errorf("create session %s: %w", h.ID, err)
+		return 0, false, fmt.Errorf("create session %s: %w", h.ID, err)
 	}
-	return pk, nil
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return 0, false, err
+	}
+	if pk, err = res.LastInsertId(); err != nil {
+		return 0, false, fmt.Errorf("create session %s: %w", h.ID, err)
+	}
+	return pk, true, nil
 }
 
 // resetSession keeps a session's archived lines as superseded, and its row takes
@@ -444,24 +481,29 @@ func (j *importJob) verifyStored(ctx context.Context, tx *sql.Tx, line int64, ra
 // Names of the statements that fold schedules and save a session's totals, among
 // the store's prepared statements.
 const (
-	scheduleChangesName = "scheduleChanges"
-	deleteSchedulesName = "deleteSchedules"
-	insertScheduleName  = "insertSchedule"
-	saveSessionName     = "saveSession"
-	findSessionName     = "findSession"
-	createSessionName   = "createSession"
+	scheduleChangesName  = "scheduleChanges"
+	deleteSchedulesName  = "deleteSchedules"
+	insertScheduleName   = "insertSchedule"
+	saveSessionName      = "saveSession"
+	findSessionName      = "findSession"
+	createSessionName    = "createSession"
+	createNewSessionName = "createNewSession"
 )
+
+// insertSessionSQL makes a session's row.
+const insertSessionSQL = `
+		INSERT INTO sessions (id, agent, format, header_raw, version, created_at, cwd, project, parent_session,
+			seed_length, origin, delegation_depth, agent_preset, health, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)`
 
 // sessionSQL holds the statements every imported session runs to find or create
 // its row and at its end, by name
 // (see fileSQL).
 var sessionSQL = map[string]string{
-	findSessionName: `SELECT pk FROM sessions WHERE id = ?`,
-	createSessionName: `
-		INSERT INTO sessions (id, agent, format, header_raw, version, created_at, cwd, project, parent_session,
-			seed_length, origin, delegation_depth, agent_preset, health, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'ok', ?)
-		RETURNING pk`,
+	findSessionName:   `SELECT pk FROM sessions WHERE id = ?`,
+	createSessionName: insertSessionSQL,
+	createNewSessionName: insertSessionSQL + `
+		ON CONFLICT (id) DO NOTHING`,
 	scheduleChangesName: `
 		SELECT line, raw FROM schedule_changes
 		WHERE session_pk = ? AND seq >= ?
@@ -584,25 +626,34 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res format.StreamR
 	if j.sums == nil && j.row != nil && j.row.resumable && j.action != "new" && j.action != "rewritten" {
 		j.sums, j.sumsOff = j.row.sums, j.row.offset
 	}
-	sums, err := prefixSums(j.file, off, j.sums, j.sumsOff)
-	if err != nil {
-		return err
+	sums, ok := j.readSums(off)
+	if !ok {
+		var err error
+		if sums, err = prefixSums(j.file, off, j.sums, j.sumsOff); err != nil {
+			return err
+		}
 	}
 	j.sums, j.sumsOff = sums, off
 	var pk any
 	if j.pk != 0 {
 		pk = j.pk
 	}
+	fresh := j.row == nil && !j.saved
 	fileID, err := j.store.upsertFile(ctx, tx, fileUpsert{
 		path: j.path, format: j.format.Name() + "/" + j.layout, compressed: j.compressed, sessionPK: pk, id: j.id,
 		sums: sums, cursor: string(res.Stamp), verdict: res.Verdict, problem: res.Problem,
 		records: st.Records, events: st.Events, lastSeq: st.LastSeq, now: j.store.Now().UnixMilli(),
-		rewritten: j.action == "rewritten",
+		rewritten: j.action == "rewritten", fresh: fresh,
 	})
 	if err != nil {
 		return err
 	}
-	if err := j.store.saveProblems(ctx, tx, fileID, res.Problem, warnings); err != nil {
+	j.saved = true
+	saveProblems := j.store.saveProblems
+	if fresh {
+		saveProblems = j.store.addProblems // a new row has none to replace
+	}
+	if err := saveProblems(ctx, tx, fileID, res.Problem, warnings); err != nil {
 		return err
 	}
 	j.report = storedFileReport(j.path, j.facts, j.pk, res, st, warnings)
@@ -615,6 +666,20 @@ func (j *importJob) saveFile(ctx context.Context, tx *sql.Tx, res format.StreamR
 		kind, from = "original", 0
 	}
 	return saveBlob(ctx, tx, j.file, fileID, kind, from, j.store.Now().UnixMilli())
+}
+
+// readSums are the prefix sums of the file's first off bytes as this run read
+// them, when a full read of a small file summed them as it read (see
+// progressReader.summing) and all it read is imported: they are then the sums of
+// what was imported, even should the file change before it is saved.
+func (j *importJob) readSums(off int64) ([]byte, bool) {
+	if j.sums != nil || j.read == nil || !j.read.summing || j.read.n != off {
+		return nil, false
+	}
+	if off == 0 {
+		return []byte{}, true
+	}
+	return binary.BigEndian.AppendUint32(make([]byte, 0, 4), j.read.sum), true
 }
 
 // readReport is the report of a run that has saved the file and read read bytes
@@ -643,7 +708,7 @@ func storedFileReport(path string, h *format.SessionFacts, pk int64, res format.
 // its verdict is still computed, but its records are not stored twice.
 func (j *importJob) saveDuplicate(ctx context.Context, ftx *fileTx, owner string) error {
 	for {
-		err := (<-j.items).err
+		err := j.next().err
 		if errors.Is(err, io.EOF) {
 			break
 		}

@@ -105,3 +105,52 @@ func TestReadAheadStopsWhileWaitingForBudget(t *testing.T) {
 		t.Fatal("the reading goroutine did not finish")
 	}
 }
+
+// TestReadAllHoldsAByteBudget: a file read whole because its stat said it was
+// small (readAll) that has since grown holds no more than the pipeline would: past
+// readAheadBytes the rest is read by readAhead, and every record still arrives,
+// in order.
+func TestReadAllHoldsAByteBudget(t *testing.T) {
+	const n, size = 48, 512 << 10
+	log := bigRecordsLog(n, size)
+	src := &countingReader{r: strings.NewReader(log)}
+	r, err := dsh.Format{}.Open(format.StreamSource{Path: "session.jsonl", Data: src, Size: 4096})
+	require.NoError(t, err)
+	defer r.Close()
+	finished := make(chan struct{})
+	next, stop := readAll(r, func(*format.StreamRecord) {}, func() { close(finished) }, 16)
+	require.NotNil(t, stop, "a file grown past the budget is read on by readAhead")
+	defer stop()
+
+	read := settled(src)
+	// What readAll holds, then readAhead's budget, the records its two goroutines
+	// hold while they wait, and the reader's 256 KiB buffer.
+	limit := int64(readAheadBytes)/2 + int64(readAheadBytes) + 3*size + 256<<10
+	assert.LessOrEqual(t, read, limit, "read ahead %d of %d bytes with no record taken", read, len(log))
+
+	for i := range n {
+		it := next()
+		require.NoError(t, it.err)
+		assert.Equal(t, int64(i+1), it.rec.Record.Line-1, "record %d in order", i)
+	}
+	assert.ErrorIs(t, next().err, io.EOF)
+	<-finished
+}
+
+// TestReadAllSmallFile: a small file's records are all read at once, with no
+// goroutine left to stop, and finished is called before they are taken.
+func TestReadAllSmallFile(t *testing.T) {
+	r, err := dsh.Format{}.Open(format.StreamSource{Path: "session.jsonl", Data: strings.NewReader(bigRecordsLog(3, 1024))})
+	require.NoError(t, err)
+	defer r.Close()
+	finished := false
+	next, stop := readAll(r, func(*format.StreamRecord) {}, func() { finished = true }, 4)
+	assert.Nil(t, stop)
+	assert.True(t, finished)
+	for range 3 {
+		it := next()
+		require.NoError(t, it.err)
+		assert.Len(t, it.rec.Record.Raw, 1024)
+	}
+	assert.ErrorIs(t, next().err, io.EOF)
+}

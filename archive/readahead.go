@@ -149,6 +149,53 @@ func readAhead(r format.Stream, prepare func(*format.StreamRecord), finished fun
 	}
 }
 
+// readAllBytes is the size up to which a file's records are all read and
+// prepared on the goroutine that begins it (readAll) rather than by readAhead's
+// three: for a small session the goroutines, their growing stacks and a hand-over
+// per record on each of three channels cost more than the reading itself. A file
+// begun ahead of its turn (Import's early files) is still read on a core of its
+// own while the file before it is written.
+const readAllBytes = 256 << 10
+
+// readAll reads every record of the small stream r and prepares it, on the
+// calling goroutine, then calls finished; next gives them in order, ending with
+// an item carrying io.EOF or an error. The records are held until the writer takes
+// them, as readAhead's queues would hold them, up to readAheadBytes: a file that
+// has grown far past its stat since (an agent writing it) is read on by readAhead
+// once they are held, and stop ends that reading.
+func readAll(r format.Stream, prepare func(*format.StreamRecord), finished func(), records int) (next func() readItem, stop func()) {
+	// Grown as needed: the estimate is made for queues, and is high for small
+	// files (it counts 128 bytes a record).
+	items := make([]readItem, 0, min(records, 31)+1)
+	var held int64
+	var rest <-chan readItem
+	for {
+		rec, err := r.Next()
+		if err == nil {
+			prepare(&rec)
+		}
+		items = append(items, readItem{rec: rec, err: err})
+		if err != nil {
+			finished()
+			break
+		}
+		if held += rec.Size; held > readAheadBytes {
+			rest, stop = readAhead(r, prepare, finished, 0)
+			break
+		}
+	}
+	i := 0
+	return func() readItem {
+		if i < len(items) {
+			it := items[i]
+			items[i] = readItem{} // the writer has it: not held here too
+			i++
+			return it
+		}
+		return <-rest
+	}, stop
+}
+
 // queueLen is the length of a queue of at most max records for a stream of about
 // records records (0: unknown). A queue is cleared when it is made, which for the
 // longest ones cost a small session more than reading it.

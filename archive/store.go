@@ -47,6 +47,7 @@ type Store struct {
 	// per file, which cost more than a small session's inserts.
 	stmts     map[string]*sql.Stmt
 	blockBufs sync.Pool // block buffers reused from file to file (see newBlockWriter)
+	workers   workers   // goroutines reused from file to file (see workers)
 	// bound holds stmts bound to the write transaction they last ran in (boundTx):
 	// binding a dozen statements to every file's transaction cost about as much as a
 	// small session's inserts, and a batch's files share one transaction.

@@ -414,8 +414,11 @@ func (c *Checker) observeTitle(ev *Event, line int64) {
 		MessageSeqs []int64 `json:"messageSeqs"`
 		Source      struct{ Kind string }
 	}
-	if !decode(ev.Data, &d) {
-		return
+	if !titleFields(ev.Data, &d.MessageSeqs, &d.Source.Kind) {
+		d.MessageSeqs, d.Source.Kind = nil, ""
+		if !decode(ev.Data, &d) {
+			return
+		}
 	}
 	if ev.Type == "session/title" {
 		userTitle := d.Source.Kind == "user"

@@ -167,8 +167,11 @@ func (c *Checker) observeUserMessage(ev *Event, line int64, exp *expectation) {
 		ID     *string
 		Source messageSource
 	}
-	if !decode(ev.Data, &d) {
-		return
+	if !userMessageFields(ev.Data, &d.ID, &d.Source) {
+		d.ID, d.Source = nil, messageSource{}
+		if !decode(ev.Data, &d) {
+			return
+		}
 	}
 	if d.ID == nil {
 		c.note(KindLegacyEvent, "user/message without id", "early-V0 user/message shape; the V0→V1 migration adds id and role", ev, line)

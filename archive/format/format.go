@@ -44,6 +44,13 @@ package format
 
 import "io/fs"
 
+// FolderSourcer is a format that tells whether a folder is its source from the
+// folder's entries (os.ReadDir's), which a walk has read already: its IsSource
+// would read them again, once for every folder of a long history.
+type FolderSourcer interface {
+	IsSourceFolder(path string, entries []fs.DirEntry) bool
+}
+
 // Format reads the session logs of one agent. The store (archive) owns this
 // interface and keeps all SQL; a format package implements it and is added to the
 // archive's list of formats (archive/format.go), which is the only place formats are

@@ -29,6 +29,8 @@ var (
 	_ format.Format       = Format{}
 	_ format.SourceReader = Format{}
 	_ format.AddedReader  = Format{}
+
+	_ format.FolderSourcer = Format{}
 )
 
 // Name is "openhands".
@@ -38,6 +40,13 @@ func (Format) Name() string { return "openhands" }
 func (Format) Roots() []string {
 	home, _ := os.UserHomeDir()
 	return DefaultRoots(home, os.Getenv)
+}
+
+// IsSourceFolder is IsSource for a folder whose entries the walk has read
+// (format.FolderSourcer).
+func (Format) IsSourceFolder(path string, entries []fs.DirEntry) bool {
+	_, ok := classify(path, entries)
+	return ok
 }
 
 // IsSource reports whether a walked entry is a conversation: a folder of one of
