@@ -30,7 +30,7 @@ type TooManySessionsError struct {
 }
 
 func (e *TooManySessionsError) Error() string {
-	return fmt.Sprintf("the search %q finds more than %d sessions, more than a bundle holds: narrow it (a project:, agent: or since: filter)", e.Query, e.Max)
+	return fmt.Sprintf("the search %q finds more than %d sessions, the most a bundle made from a search takes: narrow it with a project:, agent: or since: filter", e.Query, e.Max)
 }
 
 // QuerySessions returns the ids of every session of s a search finds (the
