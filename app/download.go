@@ -79,14 +79,15 @@ func (d *downloads) add(dataDir, name, mimeType string, write func(io.Writer) er
 	if dataDir == "" {
 		dataDir = os.TempDir() // a bare app without a data directory (tests)
 	}
-	dir := filepath.Join(dataDir, downloadsDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", 0, err
-	}
-	d.sweep(dir)
-	f, err := os.CreateTemp(dir, "export-*")
+	f, err := d.create(filepath.Join(dataDir, downloadsDir))
 	if err != nil {
-		return "", 0, err
+		// A data directory this process cannot write (a read-only mount, a backup
+		// being browsed) still serves exports: they wait in the system's
+		// temporary directory instead.
+		var terr error
+		if f, terr = d.create(filepath.Join(os.TempDir(), "logbook-"+downloadsDir)); terr != nil {
+			return "", 0, err
+		}
 	}
 	bw := bufio.NewWriterSize(f, downloadChunk)
 	cw := &countingWriter{w: bw}
@@ -115,6 +116,16 @@ func (d *downloads) add(dataDir, name, mimeType string, write func(io.Writer) er
 	dl.timer = time.AfterFunc(ttl, func() { d.expire(id, ttl) })
 	d.mu.Unlock()
 	return strings.TrimPrefix(downloadPrefix, "/") + id + "?key=" + key, cw.n, nil
+}
+
+// create makes a new export file in dir, first removing what an earlier run left
+// there (sweep).
+func (d *downloads) create(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	d.sweep(dir)
+	return os.CreateTemp(dir, "export-*")
 }
 
 // expire removes a download never fetched, and forgets its tombstone one ttl

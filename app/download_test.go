@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -244,4 +245,28 @@ func TestExportDownloadOpenHands(t *testing.T) {
 		assert.Equal(t, http.StatusUnprocessableEntity, code, "%+v: %s", o.opts, out)
 		assert.NotContains(t, out, "Something went wrong")
 	}
+}
+
+// A data directory this process cannot write still serves exports: they wait in
+// the system's temporary directory.
+func TestDownloadInUnwritableDataDir(t *testing.T) {
+	notDir := filepath.Join(t.TempDir(), "data")
+	require.NoError(t, os.WriteFile(notDir, nil, 0o600)) // nothing can be made under it
+	var d downloads
+	defer d.close()
+	url, n, err := d.add(notDir, "s.md", "text/markdown", func(w io.Writer) error {
+		_, err := io.WriteString(w, "# hello\n")
+		return err
+	})
+	require.NoError(t, err)
+	assert.EqualValues(t, 8, n)
+	id, key, ok := strings.Cut(strings.TrimPrefix(url, strings.TrimPrefix(downloadPrefix, "/")), "?key=")
+	require.True(t, ok, url)
+	dl, code := d.take(id, key)
+	require.Equal(t, http.StatusOK, code)
+	assert.True(t, strings.HasPrefix(dl.path, os.TempDir()), dl.path)
+	b, err := os.ReadFile(dl.path)
+	require.NoError(t, err)
+	assert.Equal(t, "# hello\n", string(b))
+	require.NoError(t, os.Remove(dl.path))
 }
