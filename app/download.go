@@ -17,7 +17,6 @@ package app
 // download: without it, or with another, the GET gets 401.
 
 import (
-	"bufio"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -89,21 +88,13 @@ func (d *downloads) add(dataDir, name, mimeType string, write func(io.Writer) er
 			return "", 0, err
 		}
 	}
-	bw := bufio.NewWriterSize(f, downloadChunk)
-	cw := &countingWriter{w: bw}
-	err = write(cw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	n, err := writeClose(f, write)
 	if err != nil {
 		_ = os.Remove(f.Name())
 		return "", 0, err
 	}
 	id, key := randomHex(16), randomHex(32)
-	dl := &download{key: sha256.Sum256([]byte(key)), path: f.Name(), name: name, mime: mimeType, size: cw.n}
+	dl := &download{key: sha256.Sum256([]byte(key)), path: f.Name(), name: name, mime: mimeType, size: n}
 	ttl := d.ttl
 	if ttl <= 0 {
 		ttl = downloadTTL
@@ -115,7 +106,7 @@ func (d *downloads) add(dataDir, name, mimeType string, write func(io.Writer) er
 	d.m[id] = dl
 	dl.timer = time.AfterFunc(ttl, func() { d.expire(id, ttl) })
 	d.mu.Unlock()
-	return strings.TrimPrefix(downloadPrefix, "/") + id + "?key=" + key, cw.n, nil
+	return strings.TrimPrefix(downloadPrefix, "/") + id + "?key=" + key, n, nil
 }
 
 // create makes a new export file in dir, first removing what an earlier run left

@@ -317,15 +317,7 @@ func writeWhole(path string, write func(io.Writer) error) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	bw := bufio.NewWriterSize(f, downloadChunk)
-	cw := &countingWriter{w: bw}
-	err = write(cw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	n, err := writeClose(f, write)
 	if err == nil {
 		err = os.Chmod(f.Name(), 0o644) // as os.Create makes it; CreateTemp makes it 0600
 	}
@@ -336,7 +328,23 @@ func writeWhole(path string, write func(io.Writer) error) (int64, error) {
 		_ = os.Remove(f.Name())
 		return 0, err
 	}
-	return cw.n, nil
+	return n, nil
+}
+
+// writeClose writes f's content through write, buffered in downloadChunk
+// writes, and closes f. It returns the bytes written; the caller removes f on
+// an error.
+func writeClose(f *os.File, write func(io.Writer) error) (int64, error) {
+	bw := bufio.NewWriterSize(f, downloadChunk)
+	cw := &countingWriter{w: bw}
+	err := write(cw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return cw.n, err
 }
 
 // countingWriter counts what it passes on.
