@@ -88,6 +88,9 @@ func salvage(r *bufio.Reader, dir string) (*Salvaged, error) {
 			done()
 			return out, nil
 		}
+		if err != nil && !isDamage(err) {
+			return out, err // a fault of this machine (a full disk, a permission), not of the bundle
+		}
 		if err != nil {
 			if n, ok := sessionNumber(name); (ok && (cur == nil || n != cur.n)) || name == ManifestName {
 				// The cut is in a later entry: the session read so far is whole.
@@ -120,36 +123,63 @@ func salvage(r *bufio.Reader, dir string) (*Salvaged, error) {
 // errEndOfEntries is the zip's central directory, after the last entry.
 var errEndOfEntries = errors.New("export: end of the entries")
 
+// damage is an error in the bundle's bytes (cut short, a checksum that does not
+// match, an entry no bundle writes), as against a fault of this machine while
+// the salvage is written, which is the caller's error and no verdict on the
+// bundle.
+type damage struct{ err error }
+
+func (d damage) Error() string { return d.err.Error() }
+func (d damage) Unwrap() error { return d.err }
+
+func damaged(err error) error { return damage{err} }
+
+func isDamage(err error) bool {
+	var d damage
+	return errors.As(err, &d)
+}
+
+// damageReader marks what goes wrong reading the bundle as its damage.
+type damageReader struct{ r io.Reader }
+
+func (d damageReader) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = damaged(err)
+	}
+	return n, err
+}
+
 // salvageEntry reads one local zip entry from r, writes it under dir when its
 // name is safe, and checks it against the CRC-32 and size that follow it.
 func salvageEntry(r *bufio.Reader, dir string) (string, error) {
 	var h [30]byte
 	if _, err := io.ReadFull(r, h[:4]); err != nil {
-		return "", fmt.Errorf("no next entry: %w", err)
+		return "", damaged(fmt.Errorf("no next entry: %w", err))
 	}
 	switch binary.LittleEndian.Uint32(h[:4]) {
 	case 0x04034b50: // a local file header
 	case 0x02014b50, 0x06054b50: // the central directory or its end
 		return "", errEndOfEntries
 	default:
-		return "", errors.New("not a zip entry")
+		return "", damaged(errors.New("not a zip entry"))
 	}
 	if _, err := io.ReadFull(r, h[4:]); err != nil {
-		return "", fmt.Errorf("entry header: %w", err)
+		return "", damaged(fmt.Errorf("entry header: %w", err))
 	}
 	flags, method := binary.LittleEndian.Uint16(h[6:]), binary.LittleEndian.Uint16(h[8:])
 	sum, size := binary.LittleEndian.Uint32(h[14:]), uint64(binary.LittleEndian.Uint32(h[22:]))
 	nameLen, extraLen := binary.LittleEndian.Uint16(h[26:]), binary.LittleEndian.Uint16(h[28:])
 	nb := make([]byte, int(nameLen)+int(extraLen))
 	if _, err := io.ReadFull(r, nb); err != nil {
-		return "", fmt.Errorf("entry name: %w", err)
+		return "", damaged(fmt.Errorf("entry name: %w", err))
 	}
 	name := string(nb[:nameLen])
 	if method != 8 {
-		return name, fmt.Errorf("entry %s: compression method %d (a bundle deflates every entry)", name, method)
+		return name, damaged(fmt.Errorf("entry %s: compression method %d (a bundle deflates every entry)", name, method))
 	}
 	if !safeName(name) {
-		return name, fmt.Errorf("entry %s: an unsafe name", name)
+		return name, damaged(fmt.Errorf("entry %s: an unsafe name", name))
 	}
 	dst := filepath.Join(dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
@@ -162,21 +192,24 @@ func salvageEntry(r *bufio.Reader, dir string) (string, error) {
 		// past the entry's end.
 		fr := flate.NewReader(r)
 		var err error
-		n, err = io.Copy(io.MultiWriter(w, crc), fr)
+		n, err = io.Copy(io.MultiWriter(w, crc), damageReader{fr})
 		fr.Close()
+		if isDamage(err) {
+			return damaged(fmt.Errorf("entry %s: damaged at byte %d: %w", name, n, err))
+		}
 		if err != nil {
-			return fmt.Errorf("entry %s: damaged at byte %d: %w", name, n, err)
+			return err // writing the salvage
 		}
 		if flags&0x8 != 0 {
 			// The CRC-32 and sizes follow the bytes (a streamed entry), with or
 			// without their signature.
 			var d [16]byte
 			if _, err := io.ReadFull(r, d[:12]); err != nil {
-				return fmt.Errorf("entry %s: its checksum is cut off: %w", name, err)
+				return damaged(fmt.Errorf("entry %s: its checksum is cut off: %w", name, err))
 			}
 			if binary.LittleEndian.Uint32(d[:4]) == 0x08074b50 {
 				if _, err := io.ReadFull(r, d[12:16]); err != nil {
-					return fmt.Errorf("entry %s: its checksum is cut off: %w", name, err)
+					return damaged(fmt.Errorf("entry %s: its checksum is cut off: %w", name, err))
 				}
 				sum, size = binary.LittleEndian.Uint32(d[4:]), uint64(binary.LittleEndian.Uint32(d[12:]))
 			} else {
@@ -184,7 +217,7 @@ func salvageEntry(r *bufio.Reader, dir string) (string, error) {
 			}
 		}
 		if crc.Sum32() != sum || uint64(n) != size {
-			return fmt.Errorf("entry %s: %d bytes of CRC-32 %08x, but the bundle says %d bytes of %08x", name, n, crc.Sum32(), size, sum)
+			return damaged(fmt.Errorf("entry %s: %d bytes of CRC-32 %08x, but the bundle says %d bytes of %08x", name, n, crc.Sum32(), size, sum))
 		}
 		return nil
 	})

@@ -88,6 +88,21 @@ func TestSalvage(t *testing.T) {
 			}
 		})
 	}
+	t.Run("LocalFault", func(t *testing.T) {
+		// The salvage cannot be written (here sessions/ is a file): a fault of
+		// this machine, returned as an error, never a session lost to the bundle.
+		p := filepath.Join(t.TempDir(), "cut.logbook")
+		require.NoError(t, os.WriteFile(p, raw[:at("sessions/3/source/")], 0o644))
+		dir := filepath.Join(t.TempDir(), "salvaged")
+		require.NoError(t, os.MkdirAll(dir, 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "sessions"), nil, 0o600))
+		got, err := export.Salvage(p, dir)
+		require.Error(t, err)
+		assert.NotErrorIs(t, err, export.ErrNotBundle)
+		if got != nil {
+			assert.Empty(t, got.Lost, "a local fault is no damage in the bundle")
+		}
+	})
 	text := filepath.Join(t.TempDir(), "text.logbook")
 	require.NoError(t, os.WriteFile(text, []byte("hello\n"), 0o644))
 	_, err = export.Salvage(text, filepath.Join(t.TempDir(), "x"))
