@@ -141,7 +141,11 @@ func (a *App) saveBundleUpload(r io.Reader, name string) (string, bool, error) {
 	defer func() { _ = os.Remove(f.Name()) }() // gone once renamed
 	h := sha256.New()
 	head := make([]byte, 4)
-	n, _ := io.ReadFull(r, head)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		f.Close()
+		return "", false, err // the upload broke off: not a verdict on the file
+	}
 	if !bytes.Equal(head[:n], []byte("PK\x03\x04")) {
 		f.Close()
 		return "", false, invalid(fmt.Sprintf("%s is not a Logbook bundle: a bundle is a zip file (it starts with PK), this file does not", displayName(name)))
