@@ -205,8 +205,21 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 	batch := &writeBatch{}
 	defer batch.rollback() // committed on every return but a panic's
 	repAt := map[int]int{} // where each file's report is in rep.Files
+	freeSpace := false // a file failed on a full disk: checkpoint before going on
 	settle := func() {
-		if batch.commit() == nil && !batch.lost {
+		committed := batch.commit() == nil && !batch.lost
+		if freeSpace {
+			// The WAL holds every page written since the last checkpoint, and a
+			// failed transaction leaves it as large as it grew: moving it into the
+			// database and truncating it gives the space back, so the files after
+			// this one (and a lost batch's, imported again below) can still fit.
+			// The batch is committed or rolled back by now, so the writer is free.
+			freeSpace = false
+			if _, err := s.write.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+				s.Logger.Debug("checkpoint after a full disk failed", "err", err)
+			}
+		}
+		if committed {
 			return
 		}
 		// Rolled back whole (a file in it failed, or SQLite gave up the transaction):
@@ -273,18 +286,11 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 		if n := len(batch.pending); n > 0 && batch.pending[n-1] == i {
 			batch.bytes += sizes[i]
 		}
-		diskFull := fr.Error != nil && fr.Error.Kind == KindDiskFull
-		if batch.lost || diskFull || batch.full() {
-			settle()
+		if fr.Error != nil && fr.Error.Kind == KindDiskFull {
+			freeSpace = true
 		}
-		if diskFull {
-			// The WAL holds every page written since the last checkpoint, and a
-			// failed transaction leaves it as large as it grew: moving it into the
-			// database and truncating it gives the space back, so the files after this
-			// one can still fit.
-			if _, err := s.write.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-				s.Logger.Debug("checkpoint after a full disk failed", "err", err)
-			}
+		if batch.lost || freeSpace || batch.full() {
+			settle()
 		}
 	}
 	settle()
