@@ -317,10 +317,12 @@ func (c *pushedConv) readIndex(path string) (next int64, ok bool) {
 			json.Unmarshal(rec[1], &digest) != nil || json.Unmarshal(rec[2], &id) != nil {
 			return 0, false
 		}
-		if b, err := hex.DecodeString(digest); err != nil || len(b) != len(sum) {
+		if len(digest) != 2*len(sum) {
 			return 0, false
 		}
-		hex.Decode(sum[:], []byte(digest))
+		if _, err := hex.Decode(sum[:], []byte(digest)); err != nil {
+			return 0, false
+		}
 		c.note(id, sum)
 		next = max(next, idx+1)
 	}
