@@ -205,7 +205,7 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 	batch := &writeBatch{}
 	defer batch.rollback() // committed on every return but a panic's
 	repAt := map[int]int{} // where each file's report is in rep.Files
-	freeSpace := false // a file failed on a full disk: checkpoint before going on
+	freeSpace := false     // a file failed on a full disk: checkpoint before going on
 	settle := func() {
 		committed := batch.commit() == nil && !batch.lost
 		if freeSpace {
