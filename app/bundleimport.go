@@ -9,6 +9,7 @@ package app
 // DATA/imported-bundles/uploads like the bundles the CLI unpacks there.
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -70,20 +71,38 @@ func followSource(p string) (string, bool) {
 func (a *App) followBundles(ctx context.Context, paths []string) ([]string, []*export.ImportedBundle, error) {
 	var files, rest []string
 	for _, p := range paths {
-		if strings.HasSuffix(strings.ToLower(p), ".logbook") && export.LooksLikeBundle(p) {
-			files = append(files, p)
-		} else {
+		switch {
+		case !strings.HasSuffix(strings.ToLower(p), ".logbook") || !export.LooksLikeBundle(p):
 			rest = append(rest, p)
+		case cutShort(p):
+			// Still being copied in: salvaging each partial state would keep a
+			// cut-<hash> folder of each. Its next change brings it back; a bundle
+			// that stays cut short is salvaged by an import (start-up, Import).
+			a.log.Info("live follow: a bundle that is not whole yet is left for now", "path", p)
+		default:
+			files = append(files, p)
 		}
 	}
 	if len(files) == 0 {
-		return paths, nil, nil
+		return rest, nil, nil
 	}
 	unpacked, bundles, err := a.unpackBundles(ctx, files)
 	if err != nil {
 		return nil, nil, fmt.Errorf("unpack bundles: %w", err)
 	}
 	return append(rest, unpacked...), bundles, nil
+}
+
+// cutShort reports whether p is a zip file without its central directory yet,
+// as a bundle still being written is. Any other error is left to the import,
+// which reports it.
+func cutShort(p string) bool {
+	zr, err := zip.OpenReader(p)
+	if err != nil {
+		return errors.Is(err, zip.ErrFormat)
+	}
+	_ = zr.Close()
+	return false
 }
 
 // ImportBundleFile asks, in the desktop window, for a bundle and imports it once,

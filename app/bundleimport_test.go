@@ -239,3 +239,27 @@ func TestBundleUploadWhileImporting(t *testing.T) {
 	close(sh2.release)
 	ts.waitImport(t)
 }
+
+// TestFollowLeavesBundleBeingCopied: live follow of a bundle still being copied
+// in unpacks nothing of it (no cut-<hash> folder per partial state); once whole,
+// it is unpacked.
+func TestFollowLeavesBundleBeingCopied(t *testing.T) {
+	raw, _ := exportedBundle(t)
+	ta := newTestApp(t, func(d *Deps) { d.Logger = quietLogger() })
+	p := filepath.Join(ta.root, "copying.logbook")
+	for _, n := range []int{len(raw) / 3, 2 * len(raw) / 3} {
+		require.NoError(t, os.WriteFile(p, raw[:n], 0o644))
+		paths, bundles, err := ta.followBundles(context.Background(), []string{p})
+		require.NoError(t, err)
+		assert.Empty(t, paths)
+		assert.Empty(t, bundles)
+	}
+	_, err := os.Stat(filepath.Join(ta.deps.DataDir, export.BundlesDir))
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing unpacked from a bundle not whole yet")
+
+	require.NoError(t, os.WriteFile(p, raw, 0o644))
+	paths, bundles, err := ta.followBundles(context.Background(), []string{p})
+	require.NoError(t, err)
+	assert.NotEmpty(t, paths)
+	assert.Len(t, bundles, 1)
+}
