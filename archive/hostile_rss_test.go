@@ -279,6 +279,29 @@ func hostileCases() []hostileCase {
 			return p
 		},
 		verdict: dsh.VerdictOK, records: 10000,
+	}, {
+		name: "zstd-many-repeats", make: func(t *testing.T, dir string) string {
+			// 100,000 turns, each a message of one word repeated: every block as
+			// costly to the index's merges as a block may be, 100,000 times.
+			p := filepath.Join(dir, "repeats", "s-repeats", "session.jsonl.zstd")
+			enc, err := zstd.NewWriter(nil, zstd.WithEncoderCRC(true), zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+			require.NoError(t, err)
+			defer enc.Close()
+			out := enc.EncodeAll([]byte(fmt.Sprintf(hostileHeader, "s-repeats")), nil)
+			text := strings.Repeat("work ", 255)
+			var frame strings.Builder
+			for turn := range 100000 {
+				frame.WriteString(turnLines(int64(turn)*5, turn+1, text))
+				if turn%1000 == 999 { // a frame per 1,000 turns, under the frame limit
+					out = enc.EncodeAll([]byte(frame.String()), out)
+					frame.Reset()
+				}
+			}
+			t.Logf("repeats: %d bytes decoding to about 170 MB", len(out))
+			writeParts(t, p, bytes.NewReader(out))
+			return p
+		},
+		verdict: dsh.VerdictOK, records: 500000,
 	}}
 }
 

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -460,19 +461,51 @@ func (ts *tokens) frequencies() index.TokenFrequencies {
 		tf.SetFrequency(tf.Frequency() + 1)
 		byTerm[i] = tf
 	}
-	locs := make([]index.TokenLocation, n)
-	ptrs := make([]*index.TokenLocation, n)
+	kept := 0
+	for _, tf := range freqs {
+		kept += min(tf.Frequency(), maxTermLocations)
+	}
+	locs := make([]index.TokenLocation, kept)
+	ptrs := make([]*index.TokenLocation, kept)
 	off := 0
 	for _, tf := range freqs {
-		f := tf.Frequency()
+		f := min(tf.Frequency(), maxTermLocations)
 		tf.Locations = ptrs[off : off : off+f]
 		off += f
 	}
+	k := 0
 	for i := range ts.out {
 		t := &ts.out[i]
-		locs[i] = index.TokenLocation{Start: t.start, End: t.end, Position: t.pos}
 		tf := byTerm[i]
-		tf.Locations = append(tf.Locations, &locs[i])
+		if len(tf.Locations) == cap(tf.Locations) {
+			continue // capped: the term keeps its frequency, not this location
+		}
+		locs[k] = index.TokenLocation{Start: t.start, End: t.end, Position: t.pos}
+		tf.Locations = append(tf.Locations, &locs[k])
+		k++
 	}
 	return freqs
+}
+
+// maxTermLocations caps the locations (positions and offsets) a text field
+// keeps for one term of one block; the term keeps its whole frequency. Bleve's
+// segment merge holds every location of a term's postings in memory while it
+// writes them, so a block repeating a few words tens of thousands of times
+// (ordinary in a log, and the easy way to a hostile one) made merges grow by
+// hundreds of megabytes. A block over the cap names the term in its capped
+// field (cappedField), and phrase searches check such blocks against their
+// stored text (cappedPhrase), so no phrase is missed past the cap.
+const maxTermLocations = 128
+
+// cappedTerms returns the terms of freqs that hold more occurrences than
+// locations, sorted.
+func cappedTerms(freqs index.TokenFrequencies) [][]byte {
+	var out [][]byte
+	for _, tf := range freqs {
+		if tf.Frequency() > len(tf.Locations) {
+			out = append(out, tf.Term)
+		}
+	}
+	slices.SortFunc(out, bytes.Compare)
+	return out
 }

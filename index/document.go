@@ -196,7 +196,9 @@ func newDocBuilder(m mapping.IndexMapping) (*docBuilder, error) {
 func (b *docBuilder) document(id string, d blockDoc) *document.Document {
 	doc := document.NewDocument(id)
 	doc.Fields = make([]document.Field, 0, 14)
-	doc.AddField(&textField{name: fieldText, value: []byte(d.Text), options: b.opts[fieldText], analyzer: b.text})
+	text := &textField{name: fieldText, value: []byte(d.Text), options: b.opts[fieldText], analyzer: b.text}
+	doc.AddField(text)
+	doc.AddField(&cappedField{text: text})
 	keyword := func(name string, v *string) {
 		if v != nil {
 			doc.AddField(document.NewTextFieldCustom(name, noArrayPositions, []byte(*v), b.opts[name], b.keyword))
@@ -238,7 +240,8 @@ type textField struct {
 	analyzer codeAnalyzer
 	length   int
 	freqs    index.TokenFrequencies
-	size     int // of freqs, estimated once by Analyze
+	size     int      // of freqs, estimated once by Analyze
+	capped   [][]byte // the terms over maxTermLocations, found by Analyze
 }
 
 var _ document.Field = (*textField)(nil)
@@ -270,6 +273,7 @@ func (f *textField) Analyze() {
 	f.length = len(ts.out)
 	f.freqs = ts.frequencies()
 	f.size = freqsSize(len(f.freqs), len(ts.out), len(ts.arena))
+	f.capped = cappedTerms(f.freqs)
 	ts.arena = nil
 	tokensPool.Put(ts)
 }
@@ -281,4 +285,46 @@ func freqsSize(terms, tokens, arena int) int {
 	const perTerm = 16 + 8 + int(unsafe.Sizeof(index.TokenFreq{}))
 	const perToken = 8 + int(unsafe.Sizeof(index.TokenLocation{}))
 	return terms*perTerm + tokens*perToken + arena
+}
+
+// cappedField is a block's record of the terms its text field holds more
+// occurrences of than locations (maxTermLocations): one keyword term each in
+// fieldCapped, for cappedPhrase to find the blocks whose phrases it must check
+// against their text. It follows its text field in the document: Bleve
+// analyzes a document's fields in order (scorch's analyze), so the text's
+// analysis is done when this one starts.
+//
+// The field is not in the mapping: its options are fixed here, so an index
+// made before it (whose stored mapping lacks it) takes it all the same.
+type cappedField struct {
+	text  *textField
+	freqs index.TokenFrequencies
+}
+
+var _ document.Field = (*cappedField)(nil)
+
+func (f *cappedField) Name() string                        { return fieldCapped }
+func (f *cappedField) ArrayPositions() []uint64            { return noArrayPositions }
+func (f *cappedField) Options() index.FieldIndexingOptions { return index.IndexField }
+func (f *cappedField) Value() []byte                       { return nil }
+func (f *cappedField) NumPlainTextBytes() uint64           { return 0 }
+func (f *cappedField) EncodedFieldType() byte              { return 't' }
+func (f *cappedField) AnalyzedLength() int                 { return len(f.freqs) }
+func (f *cappedField) AnalyzedTokenFrequencies() index.TokenFrequencies {
+	return f.freqs
+}
+func (f *cappedField) Size() int { return 64 + freqsSize(len(f.freqs), 0, 0) }
+
+// Analyze implements document.Field.
+func (f *cappedField) Analyze() {
+	if len(f.text.capped) == 0 {
+		return
+	}
+	f.freqs = make(index.TokenFrequencies, len(f.text.capped))
+	tfs := make([]index.TokenFreq, len(f.text.capped))
+	for i, t := range f.text.capped {
+		tfs[i].Term = t
+		tfs[i].SetFrequency(1)
+		f.freqs[string(t)] = &tfs[i]
+	}
 }

@@ -113,7 +113,7 @@ func (l *limiter) walk(n node) (node, error) {
 		for _, w := range words {
 			switch q := textPhrase(w, fieldText, nil).(type) {
 			case *query.MatchNoneQuery:
-			case *query.MultiPhraseQuery:
+			case *cappedPhrase:
 				for _, alts := range q.Terms {
 					terms += len(alts)
 				}

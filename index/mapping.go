@@ -37,6 +37,9 @@ const (
 	fieldSeq     = "seq"
 	fieldTurn    = "turn"
 	fieldStep    = "step"
+
+	// fieldCapped is not in the mapping: see cappedField.
+	fieldCapped = "capped"
 )
 
 // The keyword fields' analyzer, and the date format of the time field: documents

@@ -125,6 +125,16 @@ func openReadOnly(dir string, wait time.Duration) (bleve.Index, error) {
 	return openBleve(dir, true, wait)
 }
 
+// maxSegmentDocs caps the blocks of a segment that merges make: Bleve's merge
+// holds each term's postings, locations included, in memory while it writes
+// them, so the largest a term's postings can get bounds the memory a merge
+// takes. A block keeps at most maxTermLocations locations of a term, so no
+// merge holds more than maxSegmentDocs × maxTermLocations of them, about 50 MB
+// (100,000 blocks each repeating one word 255 times made a merge take 640 MB).
+// At this size an archive of a million blocks searches 40 segments, and each
+// block is merged about twice rather than three or four times.
+const maxSegmentDocs = 20000
+
 // openBleve opens the Bleve index in dir, read-only or for writing, and checks
 // that it is whole and was written by this indexVersion. It reports a panic
 // inside Bleve (a segment mangled in a way it does not check for) as an error,
@@ -141,7 +151,10 @@ func openBleve(dir string, readOnly bool, wait time.Duration) (bl bleve.Index, e
 	if err != nil {
 		return nil, err
 	}
-	config := map[string]interface{}{"bolt_timeout": wait.String()}
+	config := map[string]interface{}{
+		"bolt_timeout":           wait.String(),
+		"scorchMergePlanOptions": map[string]interface{}{"MaxSegmentSize": maxSegmentDocs},
+	}
 	if readOnly {
 		config["read_only"] = true
 	}

@@ -311,7 +311,7 @@ func (v *snapView) evalQuery(q query.Query) (evaluated, error) {
 			return evaluated{}, err
 		}
 		return v.evalPhrase(positions, q.FieldVal)
-	case *query.MultiPhraseQuery:
+	case *cappedPhrase:
 		if q.Fuzziness != 0 || q.FieldVal == "" {
 			return v.bleveDocs(q)
 		}

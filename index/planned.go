@@ -384,11 +384,11 @@ func scoringTree(n node) node {
 func treeExact(n node) bool {
 	switch n.kind {
 	case nodePhrase:
-		_, phrase := textPhrase(n.value, fieldText, nil).(*query.MultiPhraseQuery)
+		_, phrase := textPhrase(n.value, fieldText, nil).(*cappedPhrase)
 		return !phrase
 	case nodeMatch:
 		for _, w := range strings.Fields(n.value) {
-			if _, ok := textPhrase(w, fieldText, nil).(*query.MultiPhraseQuery); ok {
+			if _, ok := textPhrase(w, fieldText, nil).(*cappedPhrase); ok {
 				return false
 			}
 		}

@@ -356,7 +356,7 @@ func TestBleveQuery(t *testing.T) {
 	}
 	phrase := func(t *testing.T, q query.Query, want ...string) {
 		t.Helper()
-		p, ok := q.(*query.MultiPhraseQuery)
+		p, ok := q.(*cappedPhrase)
 		require.True(t, ok, "%T", q)
 		var terms [][]string
 		for _, w := range want {

@@ -379,9 +379,7 @@ func textPhrase(text, field string, boost *query.Boost) query.Query {
 		t.BoostVal = boost
 		clauses = append(clauses, t)
 	default:
-		p := query.NewMultiPhraseQuery(positions, field)
-		p.BoostVal = boost
-		clauses = append(clauses, p)
+		clauses = append(clauses, newCappedPhrase(positions, field, boost))
 	}
 	if len(clauses) == 1 {
 		return clauses[0]
