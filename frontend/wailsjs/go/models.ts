@@ -1512,6 +1512,7 @@ export namespace archive {
 	    surface: string;
 	    shadowed_by?: number;
 	    inherited?: boolean;
+	    synthetic?: boolean;
 	    message?: Message;
 	    tool?: ToolCall;
 	    approval?: Approval;
@@ -1533,6 +1534,7 @@ export namespace archive {
 	        this.surface = source["surface"];
 	        this.shadowed_by = source["shadowed_by"];
 	        this.inherited = source["inherited"];
+	        this.synthetic = source["synthetic"];
 	        this.message = this.convertValues(source["message"], Message);
 	        this.tool = this.convertValues(source["tool"], ToolCall);
 	        this.approval = this.convertValues(source["approval"], Approval);
