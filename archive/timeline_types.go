@@ -42,24 +42,24 @@ const (
 // is set, according to Kind. Items that a compaction replaced keep their place in
 // the timeline with Surface "shadowed" and ShadowedBy naming the replacing event.
 type TimelineItem struct {
-	Seq        int64     `json:"seq"`
-	Type       string    `json:"type"` // the dsh event type, e.g. "tool/call"
-	Kind       string    `json:"kind"` // one of the Item* kinds
-	Time       time.Time `json:"time"`
-	Turn       *int64    `json:"turn"`
-	Step       *int64    `json:"step"`
-	Surface    string    `json:"surface"` // current | shadowed | log-only (a tool item: its result's)
-	ShadowedBy *int64    `json:"shadowed_by,omitempty"`
-	Inherited  bool      `json:"inherited,omitempty"` // copied from the parent: seq < the fork's seedLength
-	// Synthetic is true for an item no event of the log is: the turn start the
-	// archive shows before a prompt in a log that names no turns (OpenHands). It
-	// has its prompt's seq, and its turn never ends.
-	Synthetic  bool        `json:"synthetic,omitempty"`
+	Seq        int64       `json:"seq"`
+	Type       string      `json:"type"` // the dsh event type, e.g. "tool/call"
+	Kind       string      `json:"kind"` // one of the Item* kinds
+	Time       time.Time   `json:"time"`
+	Turn       *int64      `json:"turn"`
+	Step       *int64      `json:"step"`
+	Surface    string      `json:"surface"` // current | shadowed | log-only (a tool item: its result's)
+	ShadowedBy *int64      `json:"shadowed_by,omitempty"`
+	Inherited  bool        `json:"inherited,omitempty"` // copied from the parent: seq < the fork's seedLength
 	Message    *Message    `json:"message,omitempty"`
 	Tool       *ToolCall   `json:"tool,omitempty"`
 	Approval   *Approval   `json:"approval,omitempty"`
 	Compaction *Compaction `json:"compaction,omitempty"`
 	Marker     *Marker     `json:"marker,omitempty"`
+	// Synthetic is true for an item no event of the log is: the turn start the
+	// archive shows before a prompt in a log that names no turns (OpenHands). It
+	// has its prompt's seq, and its turn never ends.
+	Synthetic bool `json:"synthetic,omitempty"`
 }
 
 // SessionRef names a related session (parent, fork or subagent).

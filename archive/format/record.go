@@ -38,14 +38,14 @@ type Event struct {
 	Turn, Step           *int64
 	NamesTurn            bool
 	TurnStarts, TurnEnds bool
-	// NextTurn is true when the event starts the turn after the last one the
-	// session started, in a log that names no turns (an OpenHands prompt, see
-	// IsPrompt): the archive numbers it, and the events after it belong to it.
-	NextTurn      bool
-	Surface       string // current (part of the conversation the model sees) or log-only
-	SourceSeqs    string // the events it was built from, encoded; "" when it names none
-	HasSourceSeqs bool
+	Surface              string // current (part of the conversation the model sees) or log-only
+	SourceSeqs           string // the events it was built from, encoded; "" when it names none
+	HasSourceSeqs        bool
 	// Key identifies the event for an events API (OpenHands'); nil for a format
 	// whose events are not served that way.
 	Key *EventKey
+	// NextTurn is true when the event starts the turn after the last one the
+	// session started, in a log that names no turns (an OpenHands prompt, see
+	// IsPrompt): the archive numbers it, and the events after it belong to it.
+	NextTurn bool
 }

@@ -1512,12 +1512,12 @@ export namespace archive {
 	    surface: string;
 	    shadowed_by?: number;
 	    inherited?: boolean;
-	    synthetic?: boolean;
 	    message?: Message;
 	    tool?: ToolCall;
 	    approval?: Approval;
 	    compaction?: Compaction;
 	    marker?: format.Marker;
+	    synthetic?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new TimelineItem(source);
@@ -1534,12 +1534,12 @@ export namespace archive {
 	        this.surface = source["surface"];
 	        this.shadowed_by = source["shadowed_by"];
 	        this.inherited = source["inherited"];
-	        this.synthetic = source["synthetic"];
 	        this.message = this.convertValues(source["message"], Message);
 	        this.tool = this.convertValues(source["tool"], ToolCall);
 	        this.approval = this.convertValues(source["approval"], Approval);
 	        this.compaction = this.convertValues(source["compaction"], Compaction);
 	        this.marker = this.convertValues(source["marker"], format.Marker);
+	        this.synthetic = source["synthetic"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
