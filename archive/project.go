@@ -243,6 +243,10 @@ func (p *projector) record(rec *format.Record) error {
 	}
 	turn, step := intArg(ev.Turn), intArg(ev.Step)
 	switch {
+	case ev.NextTurn:
+		// Numbered by the turns started before it (TurnStartItem counts them).
+		t := p.st.Turns + 1
+		p.st.OpenTurn, turn = &t, t
 	case ev.TurnStarts && ev.Turn != nil:
 		t := *ev.Turn
 		p.st.OpenTurn = &t

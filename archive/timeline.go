@@ -253,6 +253,14 @@ func (s *Store) Timeline(ctx context.Context, sessionID string, q TimelineQuery)
 	if err := tx.QueryRowContext(ctx, timelineTotal, pk).Scan(&page.Total); err != nil {
 		return page, fmt.Errorf("count timeline: %w", err)
 	}
+	if formatOf(sess).Timeline().PromptTurns {
+		// Each turn adds the turn start shown before its prompt (withPromptTurns).
+		var turns int64
+		if err := tx.QueryRowContext(ctx, `SELECT turn_count FROM sessions WHERE pk = ?`, pk).Scan(&turns); err != nil {
+			return page, fmt.Errorf("count timeline: %w", err)
+		}
+		page.Total += turns
+	}
 
 	var rows []itemRow
 	if q.Around != nil {
@@ -508,7 +516,35 @@ func (s *Store) hydrate(ctx context.Context, tx *sql.Tx, sess timelineSession, r
 		}
 		items[i] = it
 	}
+	if f.Timeline().PromptTurns {
+		items = withPromptTurns(items)
+	}
 	return items, nil
+}
+
+// withPromptTurns puts a turn start before each prompt that starts a turn, for a
+// format whose log names no turns: the projection started a turn there
+// (format.Event.NextTurn), and the reader sees it as a dsh log's turn/start. The
+// item shares its prompt's seq, is Synthetic, and has an empty marker: it adds no
+// text to search or redact.
+func withPromptTurns(items []TimelineItem) []TimelineItem {
+	var out []TimelineItem
+	for i, it := range items {
+		if m := it.Message; it.Kind == ItemMessage && m != nil && it.Turn != nil && format.IsPrompt(m.Role, m.Kind) {
+			if out == nil {
+				out = append(make([]TimelineItem, 0, len(items)+8), items[:i]...)
+			}
+			out = append(out, TimelineItem{Seq: it.Seq, Type: "turn/start", Kind: ItemTurn, Time: it.Time, Turn: it.Turn,
+				Surface: it.Surface, ShadowedBy: it.ShadowedBy, Inherited: it.Inherited, Synthetic: true, Marker: &Marker{}})
+		}
+		if out != nil {
+			out = append(out, it)
+		}
+	}
+	if out == nil {
+		return items
+	}
+	return out
 }
 
 // link is what ties an event to its derived rows, from the view items its record

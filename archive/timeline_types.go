@@ -56,6 +56,10 @@ type TimelineItem struct {
 	Approval   *Approval   `json:"approval,omitempty"`
 	Compaction *Compaction `json:"compaction,omitempty"`
 	Marker     *Marker     `json:"marker,omitempty"`
+	// Synthetic is true for an item no event of the log is: the turn start the
+	// archive shows before a prompt in a log that names no turns (OpenHands). It
+	// has its prompt's seq, and its turn never ends.
+	Synthetic bool `json:"synthetic,omitempty"`
 }
 
 // SessionRef names a related session (parent, fork or subagent).

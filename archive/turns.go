@@ -109,6 +109,16 @@ func (s *Store) Turns(ctx context.Context, sessionID string) ([]TurnSummary, err
 	if err := s.turnPrompts(ctx, pk, out, at); err != nil {
 		return nil, fmt.Errorf("turns of %s: prompts: %w", sessionID, err)
 	}
+	var name string
+	if err := s.read.QueryRowContext(ctx, `SELECT format FROM sessions WHERE pk = ?`, pk).Scan(&name); err != nil {
+		return nil, fmt.Errorf("turns of %s: %w", sessionID, err)
+	}
+	if formatNamed(name).Timeline().PromptTurns {
+		// The timeline shows a turn start of its own before each prompt.
+		for i := range out {
+			out[i].Items++
+		}
+	}
 	return out, nil
 }
 

@@ -36,7 +36,8 @@ type Transcript struct {
 }
 
 // Load reads a session's whole timeline, a page of archive.MaxTimelineLimit items
-// at a time. id may be an unambiguous prefix.
+// at a time. id may be an unambiguous prefix. Turns are the archive's: a log that
+// names none (OpenHands) has one per prompt, with a turn start before it.
 func Load(ctx context.Context, s *archive.Store, id string) (*Transcript, error) {
 	sess, err := s.Session(ctx, id)
 	if err != nil {
@@ -51,7 +52,6 @@ func Load(ctx context.Context, s *archive.Store, id string) (*Transcript, error)
 		}
 		t.Items = append(t.Items, page.Items...)
 		if !page.HasAfter || len(page.Items) == 0 {
-			t.numberTurns()
 			return t, nil
 		}
 		last := page.Items[len(page.Items)-1].Seq

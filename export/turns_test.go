@@ -18,9 +18,9 @@ import (
 // system prompt, then four prompts of a person, the third answered with tool calls.
 var ohFollowUps = filepath.Join("..", "..", "shared", "corpus", "openhands", "OpenHands-CLI", "tests", "trajectories", "cli447_hi_followup_iterative_case_a")
 
-// TestOpenHandsTurns: an OpenHands conversation names no turns; its export
-// numbers one per prompt, so turn ranges and the turns around a hit work on it
-// as on a dsh log.
+// TestOpenHandsTurns: an OpenHands conversation names no turns; the archive
+// numbers one per prompt, and its export heads and selects them, so turn ranges
+// and the turns around a hit work on it as on a dsh log.
 func TestOpenHandsTurns(t *testing.T) {
 	if _, err := os.Stat(ohFollowUps); err != nil {
 		if os.Getenv("CI") != "" {
@@ -70,4 +70,54 @@ func TestOpenHandsTurns(t *testing.T) {
 	for _, d := range whole.Docs() {
 		assert.NotContains(t, d.ID, "marker", "a numbered turn adds no text to scan")
 	}
+}
+
+// TestOpenHandsTurnsCorpusExport: for every conversation of the shared OpenHands
+// corpus, the export heads one turn per prompt a person sent, numbered 1 to N,
+// and the archive's turn map (the conversation view's navigator) has the same N
+// turns, each starting at the prompt its heading is before.
+func TestOpenHandsTurnsCorpusExport(t *testing.T) {
+	root := filepath.Join("..", "..", "shared", "corpus", "openhands")
+	if _, err := os.Stat(root); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the OpenHands corpus is missing in CI: %v", err)
+		}
+		t.Skip("corpus not present: " + root)
+	}
+	ctx := context.Background()
+	s := openStore(t)
+	rep, err := s.Import(ctx, []string{root}, archive.ImportOptions{})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(rep.Files), 16)
+	var turns int64
+	for _, f := range rep.Files {
+		whole := load(t, s, f.SessionID)
+		var prompts, starts []int64
+		for _, it := range whole.Items {
+			if m := it.Message; m != nil && it.Kind == archive.ItemMessage && m.Role == "user" && m.Kind != "injected" {
+				prompts = append(prompts, it.Seq)
+			}
+			if it.Kind == archive.ItemTurn && it.Type == "turn/start" {
+				starts = append(starts, it.Seq)
+			}
+		}
+		assert.Equal(t, prompts, starts, "%s: a turn starts at each prompt", f.Path)
+		var md bytes.Buffer
+		require.NoError(t, export.WriteMarkdown(&md, whole))
+		var want []int64
+		for i := range prompts {
+			want = append(want, int64(i+1))
+		}
+		assert.Equal(t, want, turnHeadings(md.Bytes()), f.Path)
+		assert.EqualValues(t, len(prompts), whole.Session.Turns, f.Path)
+		nav, err := s.Turns(ctx, f.SessionID)
+		require.NoError(t, err)
+		require.Len(t, nav, len(prompts), f.Path)
+		for i, tn := range nav {
+			assert.EqualValues(t, i+1, tn.Turn, f.Path)
+			assert.Equal(t, prompts[i], tn.StartSeq, f.Path)
+		}
+		turns += int64(len(prompts))
+	}
+	assert.Greater(t, turns, int64(len(rep.Files)), "the corpus has follow-up prompts")
 }

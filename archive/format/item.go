@@ -23,6 +23,12 @@ type MessageItem struct {
 	CallID      string // the tool call a tool's output answers
 }
 
+// IsPrompt reports whether a message of this role and kind is a prompt a person
+// sent: a user message that is not context the harness injected. In a log that
+// names no turns (OpenHands) each prompt starts the next turn; the archive's
+// projection, its timeline and the exports all number turns by this one rule.
+func IsPrompt(role, kind string) bool { return role == "user" && kind != "injected" }
+
 // UsageItem adds provider-reported token usage to the session's totals.
 type UsageItem struct{ Input, Output, Reasoning, CacheRead int64 }
 

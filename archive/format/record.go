@@ -44,4 +44,8 @@ type Event struct {
 	// Key identifies the event for an events API (OpenHands'); nil for a format
 	// whose events are not served that way.
 	Key *EventKey
+	// NextTurn is true when the event starts the turn after the last one the
+	// session started, in a log that names no turns (an OpenHands prompt, see
+	// IsPrompt): the archive numbers it, and the events after it belong to it.
+	NextTurn bool
 }

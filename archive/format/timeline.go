@@ -22,4 +22,8 @@ type TimelineTypes struct {
 	Compactions, CompactionParts []string
 	// Turns are turn boundaries, shown as markers of their own kind.
 	Turns []string
+	// PromptTurns is true for a format whose log names no turns: each prompt
+	// (IsPrompt) starts the next one (its event is NextTurn), and the timeline
+	// shows a turn start, made by the archive, before it.
+	PromptTurns bool
 }

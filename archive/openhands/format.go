@@ -484,6 +484,14 @@ func project(r Record, seqOf map[string]int64, ownFile bool) (format.Record, *Us
 		Event: &format.Event{Seq: seq, Time: t, Type: eventType(r.Event), Surface: "current", Key: key}}
 	var usage *Usage
 	out.Items, usage = items(r, seqOf)
+	// The log names no turns: a person's prompt starts the next one.
+	for _, it := range out.Items {
+		if m, ok := it.(format.MessageItem); ok && format.IsPrompt(m.Role, m.Kind) {
+			out.Event.NextTurn = true
+			out.Items = append(out.Items, format.TurnStartItem{})
+			break
+		}
+	}
 	return out, usage, true
 }
 
@@ -606,6 +614,7 @@ func (Format) Timeline() format.TimelineTypes {
 		ToolCalls:       []string{"ActionEvent"},
 		Compactions:     []string{"Condensation", "CondensationSummaryEvent", "action/condensation"},
 		CompactionParts: []string{},
+		PromptTurns:     true,
 	}
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Compaction, TimelineItem, TimelinePage, ToolCall } from '../api/types';
 import {
-  buildRows, cleanMarker, compactionById, describeTool, findItemIndex, firstLine, foldChars, foldText, foldToggleLabel, countLines, needsScrollBox, indexCompactions, isRevealed, mergePage, emptyLoaded,
+  buildRows, cleanMarker, compactionById, itemKey, describeTool, findItemIndex, firstLine, foldChars, foldText, foldToggleLabel, countLines, needsScrollBox, indexCompactions, isRevealed, mergePage, emptyLoaded,
   nextTurnRow, replacedCount, rowOfItem, problemCount, sessionProblems, warningKinds, shadowOwner, todoBox, tailProblem, tailState, toggleCompaction, trimLoaded, turnSpans,
   type Row,
 } from './conversation';
@@ -166,6 +166,38 @@ describe('forks', () => {
     const items = [msg(1, { inherited: true } as Partial<TimelineItem>), msg(2, { inherited: true } as Partial<TimelineItem>), msg(3), msg(4)];
     const rows = buildRows(items, new Set()) as Extract<Row, { type: 'item' }>[];
     expect(rows.map((r) => [r.inherited, r.forkPoint])).toEqual([[true, false], [true, false], [false, true], [false, false]]);
+  });
+});
+
+describe('synthetic turn starts (a log that names no turns)', () => {
+  // OpenHands: the archive puts a turn start before each prompt, at the prompt's seq.
+  const head = (seq: number, n: number): TimelineItem => ({ ...turn(seq, n, 'turn/start'), synthetic: true, marker: {} as TimelineItem['marker'] });
+  const prompt = (seq: number, n: number): TimelineItem =>
+    msg(seq, { type: 'MessageEvent', turn: n, step: null }, 'do it');
+  const page = (items: TimelineItem[]): TimelinePage => ({ session_id: 's', items, has_before: false, has_after: false, total: items.length });
+  const items = [msg(0, { turn: null, step: null }), head(1, 1), prompt(1, 1), tool(2, {}, { turn: 1, step: null }), head(4, 2), prompt(4, 2), msg(5, { turn: 2, step: null })];
+
+  it('keeps a turn start and its prompt, with unique keys, the turn start first', () => {
+    const merged = mergePage(mergePage(emptyLoaded(), page(items.slice(0, 4)), 'replace'), page(items.slice(1)), 'after');
+    expect(merged.items.map(itemKey)).toEqual(['i:0', 't:1', 'i:1', 'i:2', 't:4', 'i:4', 'i:5']);
+    const rows = buildRows(merged.items, new Set());
+    expect(new Set(rows.map((r) => r.key)).size).toBe(rows.length);
+  });
+
+  it('finds the prompt by seq, and the turn start as the head of its turn', () => {
+    expect(findItemIndex(items, 4)).toBe(5);
+    const rows = buildRows(items, new Set());
+    expect(rowOfItem(rows, 4)).toBe(5);
+    expect(rowOfItem(rows, 4, true)).toBe(4);
+    expect(rowOfItem(rows, 5, true)).toBe(6);
+    expect(nextTurnRow(rows, 0, 1)).toBe(1);
+    expect(nextTurnRow(rows, 2, 1)).toBe(4);
+    expect(turnSpans(items).get(2)?.start?.seq).toBe(4);
+  });
+
+  it('does not call the last turn unfinished: such a turn never ends', () => {
+    expect(tailState(items).openTurn).toBeNull();
+    expect(tailProblem(tailState(items))).toBeNull();
   });
 });
 

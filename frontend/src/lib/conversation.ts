@@ -21,10 +21,20 @@ export function emptyLoaded(): Loaded {
   return { items: [], hasBefore: false, hasAfter: false, total: 0 };
 }
 
+/**
+ * An item's identity in the loaded window and the list: its seq, except that a
+ * synthetic turn start (the archive's, before a prompt of a log that names no
+ * turns) shares its prompt's seq and so is told apart.
+ */
+export function itemKey(it: TimelineItem): string {
+  return (it.synthetic ? 't:' : 'i:') + it.seq;
+}
+
 function bySeq(items: Iterable<TimelineItem>): TimelineItem[] {
-  const m = new Map<number, TimelineItem>();
-  for (const it of items) m.set(it.seq, it);
-  return [...m.values()].sort((a, b) => a.seq - b.seq);
+  const m = new Map<string, TimelineItem>();
+  for (const it of items) m.set(itemKey(it), it);
+  // A synthetic turn start comes before the prompt of its seq.
+  return [...m.values()].sort((a, b) => a.seq - b.seq || Number(!!b.synthetic) - Number(!!a.synthetic));
 }
 
 /**
@@ -109,7 +119,8 @@ export function findItemIndex(items: TimelineItem[], seq: number): number {
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     const s = items[mid].seq;
-    if (s === seq) return mid;
+    // The item of seq, not the synthetic turn start before it.
+    if (s === seq) return items[mid].synthetic && items[mid + 1]?.seq === seq ? mid + 1 : mid;
     if (s < seq) {
       before = mid;
       lo = mid + 1;
@@ -263,7 +274,7 @@ export function buildRows(items: TimelineItem[], revealed: ReadonlySet<number>, 
       lastTurn = it.turn ?? null;
       lastStep = null;
     }
-    rows.push({ type: 'item', key: 'i:' + it.seq, item: it, index: i, shadowed: sh, stepStart, inherited, forkPoint });
+    rows.push({ type: 'item', key: itemKey(it), item: it, index: i, shadowed: sh, stepStart, inherited, forkPoint });
   }
   return rows;
 }
@@ -273,8 +284,12 @@ export function isInherited(it: TimelineItem): boolean {
   return (it as TimelineItem & { inherited?: boolean }).inherited === true;
 }
 
-/** The row showing the item at items[index] (the gap that hides it when it is hidden). */
-export function rowOfItem(rows: Row[], seq: number): number {
+/**
+ * The row showing the item of seq (the gap that hides it when it is hidden). With
+ * head, a synthetic turn start of the same seq before it: the row a jump to the
+ * start of a turn puts at the top.
+ */
+export function rowOfItem(rows: Row[], seq: number, head = false): number {
   let lo = 0;
   let hi = rows.length - 1;
   let best = -1;
@@ -287,7 +302,13 @@ export function rowOfItem(rows: Row[], seq: number): number {
       lo = mid + 1;
     } else hi = mid - 1;
   }
+  if (head && best > 0 && isTurnHeadOf(rows[best - 1], rows[best])) best--;
   return best;
+}
+
+/** Whether row a is the synthetic turn start of row b's prompt (the same seq). */
+export function isTurnHeadOf(a: Row | undefined, b: Row | undefined): boolean {
+  return a?.type === 'item' && b?.type === 'item' && !!a.item.synthetic && a.item.seq === b.item.seq && a !== b;
 }
 
 export function isTurnStart(it: TimelineItem): boolean {
@@ -348,7 +369,8 @@ export function tailState(items: TimelineItem[]): Tail {
     }
   }
   const last = lastTurnIdx >= 0 ? items[lastTurnIdx] : null;
-  if (last && isTurnStart(last)) t.openTurn = last.turn ?? null;
+  // A synthetic turn (a log that names no turns) starts at a prompt and never ends.
+  if (last && isTurnStart(last) && !last.synthetic) t.openTurn = last.turn ?? null;
   if (last && !isTurnStart(last)) {
     const st = (last.marker?.status || '').toLowerCase();
     if (st && !['completed', 'complete', 'ok', 'done', 'success', 'end_turn', 'stop'].includes(st)) {

@@ -1517,6 +1517,7 @@ export namespace archive {
 	    approval?: Approval;
 	    compaction?: Compaction;
 	    marker?: format.Marker;
+	    synthetic?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new TimelineItem(source);
@@ -1538,6 +1539,7 @@ export namespace archive {
 	        this.approval = this.convertValues(source["approval"], Approval);
 	        this.compaction = this.convertValues(source["compaction"], Compaction);
 	        this.marker = this.convertValues(source["marker"], format.Marker);
+	        this.synthetic = source["synthetic"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
