@@ -118,6 +118,7 @@ func TestReleaseSegmentPages(t *testing.T) {
 func TestPageReleaserRuns(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
 	ix, words := pagesIndex(t, dir)
+	ix.releaseAbove = 0 // a small index: release whatever is resident
 	ix.startPageReleaser()
 	waitMerged(t, ix)
 
@@ -133,6 +134,26 @@ func TestPageReleaserRuns(t *testing.T) {
 	touchSegments(t, ix)
 	time.Sleep(3 * pageReleaseEvery)
 	assert.Greater(t, mappedRSS(t, dir), touched/2, "an idle index is left alone")
+}
+
+// Below releaseAbove the releaser leaves the pages alone: releasing them would
+// only have them faulted in again.
+func TestPageReleaserWaitsForResidentPages(t *testing.T) {
+	n, ok := residentFileBytes()
+	require.True(t, ok)
+	require.Greater(t, n, int64(1<<20), "the test binary's own pages are resident")
+
+	dir := filepath.Join(t.TempDir(), "index")
+	ix, words := pagesIndex(t, dir)
+	ix.releaseAbove = n + 1<<30
+	ix.startPageReleaser()
+	waitMerged(t, ix)
+	require.NotEmpty(t, searchAll(t, ix, Query{Text: words[3]})) // busy
+	touchSegments(t, ix)
+	touched := mappedRSS(t, dir)
+	require.Greater(t, touched, int64(256<<10))
+	time.Sleep(5 * pageReleaseEvery)
+	assert.Greater(t, mappedRSS(t, dir), touched/2, "pages under the threshold are left alone")
 }
 
 // BenchmarkReleaseSegmentPages is the cost of one release of an index's segments
