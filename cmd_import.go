@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/logbook/logbook/archive"
+	"github.com/logbook/logbook/export"
 	"github.com/logbook/logbook/index"
 	"github.com/logbook/logbook/internal/memlimit"
 )
@@ -53,7 +54,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	// Bundles (FILE.logbook, named or under a folder named) are checked and
 	// unpacked first; a damaged one, or a session of one, gives nothing and is
 	// reported, and the rest goes on (cmd_import_bundle.go).
-	paths, bundles, err := e.unpackBundles(ctx, paths)
+	paths, bundles, err := export.UnpackBundles(ctx, e.dataDir, paths)
 	if err != nil {
 		return err
 	}
@@ -61,8 +62,8 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 		// Only bundles that give nothing to import (redacted or damaged): an
 		// empty list would mean the default roots.
 		rep := &archive.ImportReport{Files: []archive.FileReport{}, Gone: []string{}}
-		addBundleReports(rep, bundles)
-		ok := reportBundles(e.stderr, bundles, rep)
+		export.AddBundleReports(rep, bundles)
+		ok := export.ReportBundles(e.stderr, bundles, rep)
 		if *asJSON {
 			if err := writeJSON(e.stdout, rep); err != nil {
 				return err
@@ -119,14 +120,14 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	} else {
 		ix.Close()
 	}
-	addBundleReports(rep, bundles)
+	export.AddBundleReports(rep, bundles)
 	if rep.Gone == nil {
 		rep.Gone = []string{} // "gone" is a list in the JSON contract, never null
 	}
 	// A bundle's session that did not come back as it was exported fails the
 	// import; what each bundle gave is said last, on standard error.
 	exit := func() error {
-		bundlesOK := reportBundles(e.stderr, bundles, rep)
+		bundlesOK := export.ReportBundles(e.stderr, bundles, rep)
 		if err := importExit(rep, indexed); err != nil || bundlesOK {
 			return err
 		}

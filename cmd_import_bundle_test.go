@@ -19,6 +19,7 @@ import (
 	"github.com/logbook/logbook/archive/openhands"
 	"github.com/logbook/logbook/archive/openhands/openhandstest"
 	"github.com/logbook/logbook/archive/openhandsgen"
+	"github.com/logbook/logbook/export"
 	"github.com/logbook/logbook/export/exporttest"
 )
 
@@ -85,7 +86,7 @@ func TestBundleRealLog(t *testing.T) {
 	rep := mustJSON[map[string]any](t, fresh, "import", "--json", bundle)
 	for _, f := range objs(t, rep["files"]) {
 		assert.Equal(t, "unchanged", f["action"], f["path"])
-		assert.True(t, strings.HasPrefix(f["path"].(string), filepath.Join(fresh, bundlesDir)), f["path"])
+		assert.True(t, strings.HasPrefix(f["path"].(string), filepath.Join(fresh, export.BundlesDir)), f["path"])
 	}
 }
 
@@ -333,7 +334,7 @@ func TestBundleDamaged(t *testing.T) {
 				return
 			}
 			assert.Empty(t, sessionHealth(t, fresh), "nothing is imported")
-			left, _ := os.ReadDir(filepath.Join(fresh, bundlesDir))
+			left, _ := os.ReadDir(filepath.Join(fresh, export.BundlesDir))
 			assert.Empty(t, left, "nothing is left unpacked")
 		})
 	}
@@ -452,10 +453,10 @@ func TestBundleRedacted(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "is a redacted bundle")
 	assert.Empty(t, sessionHealth(t, fresh))
-	dirs, err := os.ReadDir(filepath.Join(fresh, bundlesDir))
+	dirs, err := os.ReadDir(filepath.Join(fresh, export.BundlesDir))
 	require.NoError(t, err)
 	require.Len(t, dirs, 1)
-	tree := openhandstest.ReadTree(t, filepath.Join(fresh, bundlesDir, dirs[0].Name()))
+	tree := openhandstest.ReadTree(t, filepath.Join(fresh, export.BundlesDir, dirs[0].Name()))
 	assert.Contains(t, tree, "sessions/1/session.md")
 	assert.Contains(t, tree["manifest.json"], `"redacted": true`)
 	for name, body := range tree {
