@@ -55,17 +55,10 @@ describe('filterSessions', () => {
     expect(filterSessions(all, '', 'problems')).toEqual([b, c]);
     expect(filterSessions(all, 'write', 'ok')).toEqual([]);
   });
-  it('is fast with 10,000 sessions', () => {
+  it('filters 10,000 sessions (its speed: sessions.bench.ts)', () => {
     const many = Array.from({ length: 10000 }, (_, i) => mk({ title: `task ${i} refactor`, models: ['m' + (i % 7)] }));
-    const t0 = performance.now();
-    filterSessions(many, 'refactor m3');
-    const first = performance.now() - t0;
-    const t1 = performance.now();
-    const r = filterSessions(many, 'task 99');
-    const second = performance.now() - t1;
-    expect(r.length).toBeGreaterThan(0);
-    expect(first).toBeLessThan(500);
-    expect(second).toBeLessThan(50);
+    expect(filterSessions(many, 'refactor m3')).toHaveLength(1429);
+    expect(filterSessions(many, 'task 99').map((s) => s.title)).toContain('task 99 refactor');
   });
 });
 

@@ -22,12 +22,8 @@ describe('virtual geometry', () => {
     expect(visibleRange(o, 35, 10, 30)).toEqual({ start: 0, end: 4 });
     expect(visibleRange(prefixOffsets([]), 0, 100)).toEqual({ start: 0, end: 0 });
   });
-  it('is fast for 100,000 rows', () => {
-    const h = new Float64Array(100000).fill(57);
-    const t0 = performance.now();
-    const big = prefixOffsets(h);
-    for (let y = 0; y < 5_000_000; y += 5000) visibleRange(big, y, 800, 400);
-    expect(performance.now() - t0).toBeLessThan(200);
+  it('finds the rows in view among 100,000 (its speed: virtual.bench.ts)', () => {
+    const big = prefixOffsets(new Float64Array(100000).fill(57));
     expect(visibleRange(big, 57 * 50000, 570)).toEqual({ start: 50000, end: 50011 });
   });
   it('scrolls rows into view', () => {
