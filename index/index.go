@@ -48,7 +48,7 @@ type Index struct {
 
 	active                   activity      // when bl was last written or searched (pages.go)
 	releaseStop, releaseDone chan struct{} // the page releaser's stop and end (pages.go)
-	releaseAbove             int64         // resident file bytes over which it releases (releaseAboveFileRSS)
+	releaseAbove             int64         // resident file bytes over which it releases (releaseAboveOpen)
 }
 
 // ErrInUse is returned by Open when another process has the index open (Bleve
@@ -89,7 +89,10 @@ func Open(dir string) (*Index, error) { return OpenWith(dir, Options{}) }
 // OpenWith opens the index in dir as o says; see Open and Options.
 func OpenWith(dir string, o Options) (*Index, error) {
 	ix := &Index{dir: dir, log: slog.Default().With("component", "index"), batchDocs: defaultBatchDocs,
-		window: windowSize, readOnly: o.ReadOnly, wait: o.Wait, releaseAbove: releaseAboveFileRSS}
+		window: windowSize, readOnly: o.ReadOnly, wait: o.Wait}
+	if n, ok := residentFileBytes(); ok {
+		ix.releaseAbove = n + releaseAboveOpen
+	}
 	switch {
 	case ix.wait == 0:
 		ix.wait = lockWait

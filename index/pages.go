@@ -25,12 +25,13 @@ import (
 // one madvise per segment), 0.5% of a core at this rate.
 const pageReleaseEvery = 100 * time.Millisecond
 
-// releaseAboveFileRSS is the resident file-backed memory (the binary's pages,
-// about 27 MB, and the segment maps') above which the releaser releases: below
-// it a release would hand back little, and its pages would only be faulted in
-// again. Releasing every 100 ms whatever the size cost 4% of an import's CPU
-// (madvise, then the faults); most imports now never release at all.
-const releaseAboveFileRSS = 64 << 20
+// releaseAboveOpen is how far the resident file-backed memory (the binary's
+// pages and the segment maps') may grow past what it was when the index
+// opened before the releaser releases: below it a release would hand back
+// little, and its pages would only be faulted in again. Releasing every
+// 100 ms whatever the size cost 4% of an import's CPU (madvise, then the
+// faults); most imports now never release at all.
+const releaseAboveOpen = 24 << 20
 
 // busyFor is how long after its last write or search the index counts as busy:
 // Bleve's merges go on after the last batch of an import.
