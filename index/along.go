@@ -72,29 +72,43 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, s
 		}
 		sort.Strings(todo)
 		look := time.Since(lookStart)
-		for _, id := range todo {
+		// index queues one session read at revs[id].
+		index := func(id string, read func(func(archive.Block) error) (int64, error)) error {
 			if err := ctx.Err(); err != nil {
-				return st, err
+				return err
 			}
 			if _, again := queued[id]; again {
 				// Changed again since it was queued: its documents may still be in the
 				// pending batch, where the look-up of its old documents cannot see them.
 				if err := w.close(); err != nil {
-					return st, fmt.Errorf("sync along: %w", err)
+					return err
 				}
 				w.listed[id] = struct{}{}
 			}
-			n, err := w.session(ctx, src, id)
-			switch {
-			case errors.Is(err, archive.ErrNotFound):
-				continue // deleted meanwhile: the Sync after drops it
-			case err != nil:
-				return st, fmt.Errorf("sync along: index %s: %w", id, err)
+			n, err := w.sessionRead(ctx, id, read)
+			if err != nil {
+				return err
 			}
 			queued[id] = revs[id]
 			w.listed[id] = struct{}{}
 			st.Indexed++
 			st.Docs += n
+			return nil
+		}
+		if bs, ok := src.(batchSource); ok {
+			if err := alongBatches(ctx, bs, todo, index); err != nil {
+				return st, err
+			}
+		} else {
+			for _, id := range todo {
+				err := index(id, func(fn func(archive.Block) error) (int64, error) { return src.SessionBlocks(ctx, id, fn) })
+				switch {
+				case errors.Is(err, archive.ErrNotFound):
+					continue // deleted meanwhile: the Sync after drops it
+				case err != nil:
+					return st, fmt.Errorf("sync along: index %s: %w", id, err)
+				}
+			}
 		}
 		seen = revs // every session is now indexed or queued at its revision
 		if len(todo) == 0 || stopping {
@@ -121,6 +135,44 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, s
 		ix.log.Info("index synced along an import", "indexed", st.Indexed, "docs", st.Docs, "took_ms", st.TookMS)
 	}
 	return st, nil
+}
+
+// batchSource is a Source that reads the blocks of many sessions at once
+// (archive.Store.SessionsBlocks): one read transaction and five statements for
+// a batch of sessions, not for each session, which is most of what reading a
+// small session costs.
+type batchSource interface {
+	SessionsBlocks(ctx context.Context, ids []string, fn func(id string, rev int64, each func(func(archive.Block) error) error) error) error
+}
+
+var _ batchSource = (*archive.Store)(nil)
+
+// alongBatch is how many sessions SyncAlong reads in one read transaction: a
+// first import's are small, and the transaction stays short enough not to hold
+// the WAL back.
+const alongBatch = 128
+
+// alongBatches calls index for each of ids in src, alongBatch sessions a read.
+// Sessions no longer in the archive are skipped: the Sync after drops them.
+func alongBatches(ctx context.Context, src batchSource, ids []string, index func(string, func(func(archive.Block) error) (int64, error)) error) error {
+	for len(ids) > 0 {
+		n := min(alongBatch, len(ids))
+		err := src.SessionsBlocks(ctx, ids[:n], func(id string, rev int64, each func(func(archive.Block) error) error) error {
+			err := index(id, func(fn func(archive.Block) error) (int64, error) { return rev, each(fn) })
+			if err != nil && ctx.Err() == nil {
+				return fmt.Errorf("index %s: %w", id, err)
+			}
+			return err
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("sync along: %w", err)
+		}
+		ids = ids[n:]
+	}
+	return nil
 }
 
 // closed reports whether ch is closed.

@@ -299,6 +299,14 @@ func (w *batchWriter) close() error {
 // longer has, and its revision. The revision is queued after the last document,
 // so it is recorded once the batch that completes the session is written.
 func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, error) {
+	return w.sessionRead(ctx, id, func(fn func(archive.Block) error) (int64, error) {
+		return src.SessionBlocks(ctx, id, fn)
+	})
+}
+
+// sessionRead is session with the session's blocks passed on by read, which
+// returns the revision they were read at.
+func (w *batchWriter) sessionRead(ctx context.Context, id string, read func(func(archive.Block) error) (int64, error)) (int, error) {
 	old, err := w.sessionDocIDs(ctx, id)
 	if err != nil {
 		return 0, err
@@ -311,7 +319,7 @@ func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, 
 	}
 	split := false // a batch holding some of the session's documents was flushed
 	seen := make(map[string]struct{}, len(old))
-	rev, err := src.SessionBlocks(ctx, id, func(blk archive.Block) error {
+	rev, err := read(func(blk archive.Block) error {
 		if _, dup := seen[blk.ID]; dup {
 			return nil
 		}
