@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -68,32 +70,47 @@ var blocksKinds = []struct {
 
 // blocksSQL holds the statements SessionBlocks and SessionsBlocks run, by name:
 // an index build reads every session with them, and preparing five statements
-// per session cost more than running them on a small one. A statement's
-// sessions are the pks of its argument, a JSON array (one session, or a batch):
-// every block statement returns the session's pk first and its rows in
+// per session cost more than running them on a small one. Each statement has
+// two forms: for one session, whose pk (or ID) is its argument, and for a
+// batch (the name with blocksBatch after it), whose argument is a JSON array of
+// them. Every block statement returns the session's pk first and its rows in
 // session_pk order, so one statement reads a whole batch (see blockRows).
-var blocksSQL = map[string]string{
+var blocksSQL = blocksStatements(map[string]string{
 	blocksSessionName: `SELECT pk, id, revision, project, COALESCE(title, ''), created_at, last_time, agent
-		FROM sessions WHERE id IN (SELECT value FROM json_each(?)) ORDER BY pk`,
+		FROM sessions WHERE id %s ORDER BY pk`,
 	blocksMessagesName: `
 		SELECT m.session_pk, m.seq, m.time, m.turn, m.step, m.role, m.kind, m.text, m.reasoning, COALESCE(r.surface, 'current'),
 		       COALESCE(t.name, ''), COALESCE(t.is_error, 0)
 		FROM messages m
 		LEFT JOIN events r ON r.session_pk = m.session_pk AND r.seq = m.seq
 		LEFT JOIN tool_calls t ON t.session_pk = m.session_pk AND t.call_id = m.call_id
-		WHERE m.session_pk IN (SELECT value FROM json_each(?)) ORDER BY m.session_pk, m.seq`,
+		WHERE m.session_pk %s ORDER BY m.session_pk, m.seq`,
 	blocksToolCallsName: `
 		SELECT t.session_pk, t.call_seq, t.call_time, t.turn, t.step, t.name, t.arguments, COALESCE(e.surface, 'log-only')
 		FROM tool_calls t LEFT JOIN events e ON e.session_pk = t.session_pk AND e.seq = t.call_seq
-		WHERE t.session_pk IN (SELECT value FROM json_each(?)) AND t.name != '' ORDER BY t.session_pk, t.call_seq`,
+		WHERE t.session_pk %s AND t.name != '' ORDER BY t.session_pk, t.call_seq`,
 	blocksCompactionsName: `
 		SELECT session_pk, COALESCE(summary_seq, start_seq, end_seq), COALESCE(ended_at, started_at, 0), turn, summary
-		FROM compactions WHERE session_pk IN (SELECT value FROM json_each(?)) AND kind = 'compaction' AND summary != ''
+		FROM compactions WHERE session_pk %s AND kind = 'compaction' AND summary != ''
 		ORDER BY 1, 2`,
 	blocksApprovalsName: `
 		SELECT session_pk, COALESCE(asked_seq, decided_seq), COALESCE(asked_at, decided_at, 0), turn, COALESCE(tool_name, ''),
 		       COALESCE(reason, ''), COALESCE(outcome, 'undecided')
-		FROM approvals WHERE session_pk IN (SELECT value FROM json_each(?)) ORDER BY 1, 2`,
+		FROM approvals WHERE session_pk %s ORDER BY 1, 2`,
+})
+
+// blocksBatch ends the name of a blocks statement's batch form (see blocksSQL).
+const blocksBatch = "Batch"
+
+// blocksStatements gives each statement of forms its form for one session and
+// its form for a batch.
+func blocksStatements(forms map[string]string) map[string]string {
+	out := make(map[string]string, 2*len(forms))
+	for name, q := range forms {
+		out[name] = fmt.Sprintf(q, "= ?")
+		out[name+blocksBatch] = fmt.Sprintf(q, "IN (SELECT value FROM json_each(?))")
+	}
+	return out
 }
 
 // SessionBlocks calls fn for every searchable block of a session, in seq order within
@@ -128,11 +145,20 @@ func (s *Store) SessionsBlocks(ctx context.Context, ids []string, fn func(sessio
 	for _, id := range ids {
 		given[dashedID(id)] = id
 	}
-	keys := make([]string, 0, len(given))
-	for k := range given {
-		keys = append(keys, k)
+	// One session (SessionBlocks, and Sync through it) by its ID and pk, a batch by
+	// JSON arrays of them.
+	form := ""
+	arg := func(v any) (any, error) { return v, nil }
+	var keys any = dashedID(ids[0])
+	if len(given) > 1 {
+		form = blocksBatch
+		arg = func(v any) (any, error) {
+			b, err := json.Marshal(v)
+			return string(b), err
+		}
+		keys = slices.Collect(maps.Keys(given))
 	}
-	keysJSON, err := json.Marshal(keys)
+	keysArg, err := arg(keys)
 	if err != nil {
 		return err
 	}
@@ -149,7 +175,7 @@ func (s *Store) SessionsBlocks(ctx context.Context, ids []string, fn func(sessio
 		last               sql.NullInt64
 	}
 	var sessions []session
-	err = s.eachBlocksRow(ctx, tx, blocksSessionName, string(keysJSON), func(rows *sql.Rows) error {
+	err = s.eachBlocksRow(ctx, tx, blocksSessionName+form, keysArg, func(rows *sql.Rows) error {
 		var ss session
 		if err := rows.Scan(&ss.pk, &ss.id, &ss.rev, &ss.project, &ss.title, &ss.created, &ss.last, &ss.agent); err != nil {
 			return err
@@ -160,11 +186,15 @@ func (s *Store) SessionsBlocks(ctx context.Context, ids []string, fn func(sessio
 	if err != nil || len(sessions) == 0 {
 		return err
 	}
-	pks := make([]int64, len(sessions))
-	for i, ss := range sessions {
-		pks[i] = ss.pk
+	var pks any = sessions[0].pk
+	if form != "" {
+		all := make([]int64, len(sessions))
+		for i, ss := range sessions {
+			all[i] = ss.pk
+		}
+		pks = all
 	}
-	pksJSON, err := json.Marshal(pks)
+	pksArg, err := arg(pks)
 	if err != nil {
 		return err
 	}
@@ -175,11 +205,11 @@ func (s *Store) SessionsBlocks(ctx context.Context, ids []string, fn func(sessio
 		}
 	}()
 	for _, k := range blocksKinds {
-		st, err := s.readStmts.bind(ctx, s.read, tx, k.name)
+		st, err := s.readStmts.bind(ctx, s.read, tx, k.name+form)
 		if err != nil {
 			return err
 		}
-		rows, err := st.QueryContext(ctx, string(pksJSON))
+		rows, err := st.QueryContext(ctx, pksArg)
 		if err != nil {
 			return err
 		}
