@@ -18,15 +18,6 @@ import (
 // line back still costs only a millisecond or two of decompression.
 const blockTarget = 1 << 20
 
-// smallBlock is the raw size under which a block is compressed without entropy
-// coding: LZ matches only, still a zstd frame any decoder reads. A first import
-// of a long history is thousands of sessions of a few KiB, each one block,
-// where building the Huffman and FSE tables cost more than finding the matches:
-// without them a 7 KiB block compresses in half the time and comes out a fifth
-// larger (a few hundred bytes). The blocks of 1 MiB that make up most of a large
-// archive keep full compression; only a session's last block can be this small.
-const smallBlock = 64 << 10
-
 // querier is what both *sql.DB and *sql.Tx offer for reads.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
@@ -44,7 +35,6 @@ type blockWriter struct {
 	firstSeq  int64
 	lastSeq   int64
 	zenc      *zstd.Encoder
-	zsmall    *zstd.Encoder // for blocks smaller than smallBlock
 	stmt      *sql.Stmt
 
 	jobs chan blockJob
@@ -71,8 +61,8 @@ const blockInsertSQL = `INSERT INTO blocks (session_pk, first_line, last_line, f
 // newBlockWriter stores blocks with stmt, the block INSERT bound to the import's
 // transaction, on a goroutine run starts (Store.workers). Its buffers come from bufs: at 1 MiB each, allocating them for every
 // file cost small sessions more than their compression.
-func newBlockWriter(ctx context.Context, stmt *sql.Stmt, pk int64, zenc, zsmall *zstd.Encoder, bufs *sync.Pool, run func(func())) *blockWriter {
-	w := &blockWriter{ctx: ctx, pk: pk, zenc: zenc, zsmall: zsmall, stmt: stmt, bufs: bufs,
+func newBlockWriter(ctx context.Context, stmt *sql.Stmt, pk int64, zenc *zstd.Encoder, bufs *sync.Pool, run func(func())) *blockWriter {
+	w := &blockWriter{ctx: ctx, pk: pk, zenc: zenc, stmt: stmt, bufs: bufs,
 		jobs: make(chan blockJob, 1), done: make(chan error, 1), free: make(chan []byte, 2)}
 	get := func() []byte {
 		if buf, _ := bufs.Get().(*[]byte); buf != nil {
@@ -95,11 +85,7 @@ func (w *blockWriter) store() {
 	var firstErr error
 	for j := range w.jobs {
 		if firstErr == nil {
-			enc := w.zenc
-			if len(j.raw) < smallBlock {
-				enc = w.zsmall
-			}
-			w.z = enc.EncodeAll(j.raw, w.z[:0])
+			w.z = w.zenc.EncodeAll(j.raw, w.z[:0])
 			if _, err := w.stmt.ExecContext(w.ctx, w.pk, j.firstLine, j.lastLine, j.firstSeq, j.lastSeq, len(j.raw), w.z); err != nil {
 				firstErr = fmt.Errorf("store block of lines %d-%d: %w", j.firstLine, j.lastLine, err)
 			}

@@ -166,7 +166,7 @@ func newProjector(ctx context.Context, tx *sql.Tx, s *Store, pk int64, st projSt
 	ctx = context.WithoutCancel(ctx)
 	p := &projector{ctx: ctx, pk: pk, st: st, tx: tx, s: s,
 		toolCalls: pairedQueue{t: &toolCalls}, approvals: pairedQueue{t: &approvals}}
-	p.blocks = newBlockWriter(ctx, s.txStmt(ctx, tx, blockInsertName), pk, s.zenc, s.zsmall, &s.blockBufs, s.workers.run)
+	p.blocks = newBlockWriter(ctx, s.txStmt(ctx, tx, blockInsertName), pk, s.zenc, &s.blockBufs, s.workers.run)
 	return p
 }
 

@@ -42,8 +42,6 @@ type Store struct {
 	read  *sql.DB
 	zdec  *zstd.Decoder // shared: DecodeAll is safe for concurrent use
 	zenc  *zstd.Encoder // shared: EncodeAll is safe for concurrent use
-	// zsmall compresses the blocks smaller than smallBlock (see blockWriter.store).
-	zsmall *zstd.Encoder
 	// stmts are the import's statements by name, prepared once on the writer: an
 	// import binds them to its transaction instead of preparing a dozen statements
 	// per file, which cost more than a small session's inserts.
@@ -150,10 +148,6 @@ func (s *Store) Open(ctx context.Context) error {
 	// nothing; the default 8 MiB window made each of the two encoders hold 16 MiB.
 	if s.zenc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(2),
 		zstd.WithWindowSize(2<<20), zstd.WithLowerEncoderMem(true)); err != nil {
-		return fmt.Errorf("open archive: %w", err)
-	}
-	if s.zsmall, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(2),
-		zstd.WithWindowSize(smallBlock), zstd.WithLowerEncoderMem(true), zstd.WithNoEntropyCompression(true)); err != nil {
 		return fmt.Errorf("open archive: %w", err)
 	}
 	if err := s.migrate(ctx); err != nil {
@@ -272,9 +266,6 @@ func (s *Store) Close() error {
 	}
 	if s.zenc != nil {
 		_ = s.zenc.Close()
-	}
-	if s.zsmall != nil {
-		_ = s.zsmall.Close()
 	}
 	for _, stmt := range s.stmts {
 		errs = append(errs, stmt.Close())
