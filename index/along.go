@@ -95,20 +95,12 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, s
 			st.Docs += n
 			return nil
 		}
-		if bs, ok := src.(batchSource); ok {
-			if err := alongBatches(ctx, bs, todo, index); err != nil {
-				return st, err
+		// A session deleted meanwhile is skipped: the Sync after drops it.
+		if err := readSessions(ctx, src, todo, index, func(string) error { return nil }); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return st, cerr
 			}
-		} else {
-			for _, id := range todo {
-				err := index(id, func(fn func(archive.Block) error) (int64, error) { return src.SessionBlocks(ctx, id, fn) })
-				switch {
-				case errors.Is(err, archive.ErrNotFound):
-					continue // deleted meanwhile: the Sync after drops it
-				case err != nil:
-					return st, fmt.Errorf("sync along: index %s: %w", id, err)
-				}
-			}
+			return st, fmt.Errorf("sync along: %w", err)
 		}
 		seen = revs // every session is now indexed or queued at its revision
 		if len(todo) == 0 || stopping {
@@ -147,30 +139,51 @@ type batchSource interface {
 
 var _ batchSource = (*archive.Store)(nil)
 
-// alongBatch is how many sessions SyncAlong reads in one read transaction: a
-// first import's are small, and the transaction stays short enough not to hold
-// the WAL back.
-const alongBatch = 128
+// readBatch is how many sessions a sync reads in one read transaction: most
+// are small (a first import's, a rebuilt index's), and the transaction stays
+// short enough not to hold the WAL back.
+const readBatch = 128
 
-// alongBatches calls index for each of ids in src, alongBatch sessions a read.
-// Sessions no longer in the archive are skipped: the Sync after drops them.
-func alongBatches(ctx context.Context, src batchSource, ids []string, index func(string, func(func(archive.Block) error) (int64, error)) error) error {
-	for len(ids) > 0 {
-		n := min(alongBatch, len(ids))
-		err := src.SessionsBlocks(ctx, ids[:n], func(id string, rev int64, each func(func(archive.Block) error) error) error {
-			err := index(id, func(fn func(archive.Block) error) (int64, error) { return rev, each(fn) })
-			if err != nil && ctx.Err() == nil {
+// readSessions calls index for each of ids with a reader of its blocks, which
+// returns the revision they were read at, and missing for each session no
+// longer in src. A batchSource is read readBatch sessions at a time: within a
+// batch in the archive's order rather than that of ids (a batch's documents
+// land in one or two Bleve batches, whose documents Bleve orders as it likes).
+func readSessions(ctx context.Context, src Source, ids []string, index func(string, func(func(archive.Block) error) (int64, error)) error, missing func(string) error) error {
+	bs, ok := src.(batchSource)
+	if !ok {
+		for _, id := range ids {
+			err := index(id, func(fn func(archive.Block) error) (int64, error) { return src.SessionBlocks(ctx, id, fn) })
+			if errors.Is(err, archive.ErrNotFound) {
+				err = missing(id)
+			}
+			if err != nil {
 				return fmt.Errorf("index %s: %w", id, err)
 			}
-			return err
+		}
+		return nil
+	}
+	for len(ids) > 0 {
+		batch := ids[:min(readBatch, len(ids))]
+		ids = ids[len(batch):]
+		read := make(map[string]bool, len(batch))
+		err := bs.SessionsBlocks(ctx, batch, func(id string, rev int64, each func(func(archive.Block) error) error) error {
+			read[id] = true
+			if err := index(id, func(fn func(archive.Block) error) (int64, error) { return rev, each(fn) }); err != nil {
+				return fmt.Errorf("index %s: %w", id, err)
+			}
+			return nil
 		})
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("sync along: %w", err)
+			return err
 		}
-		ids = ids[n:]
+		for _, id := range batch {
+			if !read[id] {
+				if err := missing(id); err != nil {
+					return fmt.Errorf("index %s: %w", id, err)
+				}
+			}
+		}
 	}
 	return nil
 }

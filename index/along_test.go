@@ -170,14 +170,18 @@ func (c *batchCounting) SessionsBlocks(ctx context.Context, ids []string, fn fun
 	return c.Store.SessionsBlocks(ctx, ids, fn)
 }
 
-// TestSyncAlongReadsInBatches: SyncAlong reads the blocks of the sessions an
-// import committed alongBatch sessions at a time, skips one deleted meanwhile,
-// and builds the index a Sync builds.
-func TestSyncAlongReadsInBatches(t *testing.T) {
+// onlySource hides what else its Source offers (archive.Store's SessionsBlocks
+// and SessionActivity): a sync reads it a session at a time.
+type onlySource struct{ Source }
+
+// TestSyncsReadInBatches: SyncAlong and Sync read the blocks of the sessions an
+// import committed readBatch sessions at a time, Sync drops a session deleted
+// meanwhile, and both build the index a Sync reading each session alone builds.
+func TestSyncsReadInBatches(t *testing.T) {
 	ctx := context.Background()
 	s := archivetest.MustOpen(t)
 	root := t.TempDir()
-	n := alongBatch + 10
+	n := readBatch + 10
 	for i := range n {
 		_, err := dshgen.Generate(dshgen.Options{Seed: uint64(i) + 1, Turns: 1, StepsPerTurn: 1, ChunkTokens: 20,
 			ToolResultBytes: 200, Cwd: "/home/dev/small"}).WriteFile(root, false)
@@ -189,16 +193,29 @@ func TestSyncAlongReadsInBatches(t *testing.T) {
 	require.NoError(t, err)
 	revs, err := s.Revisions(ctx)
 	require.NoError(t, err)
-	require.Greater(t, len(revs), alongBatch)
+	require.Greater(t, len(revs), readBatch)
 
-	ix := openIndex(t)
-	src := &batchCounting{Store: s}
-	stop := make(chan struct{})
-	close(stop) // one look, which finds every session
-	st, err := ix.SyncAlong(ctx, src, stop)
-	require.NoError(t, err)
-	assert.Equal(t, len(revs), st.Indexed, "every session, the deleted one skipped")
-	assert.Zero(t, src.alone, "no session is read alone")
-	assert.Equal(t, 2, src.batches, "%d sessions are read in two batches", len(revs)+1)
-	assertLikeFresh(t, s, ix, "an index fed in batches equals one built at once")
+	t.Run("along", func(t *testing.T) {
+		ix := openIndex(t)
+		src := &batchCounting{Store: s}
+		stop := make(chan struct{})
+		close(stop) // one look, which finds every session
+		st, err := ix.SyncAlong(ctx, src, stop)
+		require.NoError(t, err)
+		assert.Equal(t, len(revs), st.Indexed, "every session, the deleted one skipped")
+		assert.Zero(t, src.alone, "no session is read alone")
+		assert.Equal(t, 2, src.batches, "%d sessions are read in two batches", len(revs)+1)
+		assertLikeFresh(t, onlySource{s}, ix, "an index fed in batches equals one built a session at a time")
+	})
+	t.Run("sync", func(t *testing.T) {
+		ix := openIndex(t)
+		src := &batchCounting{Store: s}
+		st, err := ix.Sync(ctx, src, nil)
+		require.NoError(t, err)
+		assert.Equal(t, len(revs), st.Indexed)
+		assert.Equal(t, 1, st.Removed, "the session deleted meanwhile is dropped")
+		assert.Zero(t, src.alone, "no session is read alone")
+		assert.Equal(t, 2, src.batches, "%d sessions are read in two batches", len(revs)+1)
+		assertLikeFresh(t, onlySource{s}, ix, "an index synced in batches equals one built a session at a time")
+	})
 }

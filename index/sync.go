@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -157,26 +156,34 @@ func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, indexed *revStor
 		done++
 		report()
 	}
-	for _, id := range stale {
+	index := func(id string, read func(func(archive.Block) error) (int64, error)) error {
 		if err := ctx.Err(); err != nil {
-			return st, err
+			return err
 		}
-		n, err := w.session(ctx, src, id)
-		switch {
-		case errors.Is(err, archive.ErrNotFound):
-			// Deleted since Revisions was read.
-			if err := w.drop(ctx, id); err != nil {
-				return st, fmt.Errorf("sync: drop %s: %w", id, err)
-			}
-			st.Removed++
-		case err != nil:
-			return st, fmt.Errorf("sync: index %s: %w", id, err)
-		default:
-			st.Indexed++
-			st.Docs += n
+		n, err := w.sessionRead(ctx, id, read)
+		if err != nil {
+			return err
 		}
+		st.Indexed++
+		st.Docs += n
 		done++
 		report()
+		return nil
+	}
+	missing := func(id string) error { // deleted since Revisions was read
+		if err := w.drop(ctx, id); err != nil {
+			return err
+		}
+		st.Removed++
+		done++
+		report()
+		return nil
+	}
+	if err := readSessions(ctx, src, stale, index, missing); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return st, cerr
+		}
+		return st, fmt.Errorf("sync: %w", err)
 	}
 	if err := w.close(); err != nil {
 		return st, fmt.Errorf("sync: %w", err)
