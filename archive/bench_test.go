@@ -292,7 +292,8 @@ func smallCorpus(b *testing.B, n int) string {
 // BenchmarkSessionBlocks10kSmall reads the blocks of the small sessions of
 // BenchmarkImport10kSmall as an index reads them: each session alone
 // (SessionBlocks, as Sync does) or alongBatch sessions at a time
-// (SessionsBlocks, as SyncAlong does). ns/op is per session.
+// (SessionsBlocks, as SyncAlong does), ns/op per session; and every session's
+// revision, as each look of SyncAlong reads them.
 func BenchmarkSessionBlocks10kSmall(b *testing.B) {
 	n := smallSessions(b)
 	root := smallCorpus(b, n)
@@ -312,6 +313,13 @@ func BenchmarkSessionBlocks10kSmall(b *testing.B) {
 	ids := slices.Sorted(maps.Keys(revs))
 	blocks := 0
 	count := func(archive.Block) error { blocks++; return nil }
+	b.Run("revisions", func(b *testing.B) { // a look of SyncAlong: ns/op is per look
+		for range b.N {
+			if _, err := s.Revisions(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("alone", func(b *testing.B) {
 		for i := range b.N {
 			if _, err := s.SessionBlocks(ctx, ids[i%len(ids)], count); err != nil {
