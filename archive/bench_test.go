@@ -291,9 +291,10 @@ func smallCorpus(b *testing.B, n int) string {
 
 // BenchmarkSessionBlocks10kSmall reads the blocks of the small sessions of
 // BenchmarkImport10kSmall as an index reads them: each session alone
-// (SessionBlocks, as Sync does) or alongBatch sessions at a time
-// (SessionsBlocks, as SyncAlong does), ns/op per session; and every session's
-// revision, as each look of SyncAlong reads them.
+// (SessionBlocks, as a sync reads a source without SessionsBlocks) or 16 or 128
+// sessions at a time (SessionsBlocks: index's Sync and SyncAlong read 128),
+// ns/op per session; and every session's revision, as each look of SyncAlong
+// reads them.
 func BenchmarkSessionBlocks10kSmall(b *testing.B) {
 	n := smallSessions(b)
 	root := smallCorpus(b, n)
