@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -214,34 +216,8 @@ func BenchmarkRescan10k(b *testing.B) {
 // first import of a long history, where the cost is per session, not per byte.
 // CPU-s is the figure to compare on a shared machine.
 func BenchmarkImport10kSmall(b *testing.B) {
-	n := 10000
-	if v := os.Getenv("LOGBOOK_BENCH_SESSIONS"); v != "" {
-		if _, err := fmt.Sscanf(v, "%d", &n); err != nil || n <= 0 {
-			b.Fatalf("LOGBOOK_BENCH_SESSIONS=%q is not a positive number", v)
-		}
-	}
-	// LOGBOOK_BENCH_DIR keeps the generated corpus there for the next run (its
-	// generation costs more than the import).
-	root := filepath.Join(b.TempDir(), "sessions")
-	if d := os.Getenv("LOGBOOK_BENCH_DIR"); d != "" {
-		root = filepath.Join(d, fmt.Sprintf("small-%d", n))
-	}
-	for i := range n {
-		if _, err := os.Stat(filepath.Join(root, ".complete")); err == nil {
-			break
-		}
-		l := dshgen.Generate(dshgen.Options{Seed: uint64(i) + 1, Cwd: fmt.Sprintf("/home/dev/project-%d", i%16),
-			CreatedAt: dshgen.DefaultCreatedAt + int64(i)*60_000, Turns: 1, StepsPerTurn: 1,
-			ChunkTokens: 20, ToolResultBytes: 200, Families: dshgen.FamilyTitles})
-		if _, err := l.WriteFile(root, false); err != nil {
-			b.Fatal(err)
-		}
-		if i == n-1 {
-			if err := os.WriteFile(filepath.Join(root, ".complete"), nil, 0o600); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	n := smallSessions(b)
+	root := smallCorpus(b, n)
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
@@ -271,5 +247,98 @@ func BenchmarkImport10kSmall(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+	}
+}
+
+// smallSessions is LOGBOOK_BENCH_SESSIONS, 10,000 by default.
+func smallSessions(b *testing.B) int {
+	n := 10000
+	if v := os.Getenv("LOGBOOK_BENCH_SESSIONS"); v != "" {
+		if _, err := fmt.Sscanf(v, "%d", &n); err != nil || n <= 0 {
+			b.Fatalf("LOGBOOK_BENCH_SESSIONS=%q is not a positive number", v)
+		}
+	}
+	return n
+}
+
+// smallCorpus writes n small sessions of one short turn each (about 5 KB, 26
+// events), the corpus of index's BenchmarkImportSearchable10k, and returns its
+// root. LOGBOOK_BENCH_DIR keeps the corpus there for the next run (its
+// generation costs more than the import).
+func smallCorpus(b *testing.B, n int) string {
+	root := filepath.Join(b.TempDir(), "sessions")
+	if d := os.Getenv("LOGBOOK_BENCH_DIR"); d != "" {
+		root = filepath.Join(d, fmt.Sprintf("small-%d", n))
+	}
+	for i := range n {
+		if _, err := os.Stat(filepath.Join(root, ".complete")); err == nil {
+			break
+		}
+		l := dshgen.Generate(dshgen.Options{Seed: uint64(i) + 1, Cwd: fmt.Sprintf("/home/dev/project-%d", i%16),
+			CreatedAt: dshgen.DefaultCreatedAt + int64(i)*60_000, Turns: 1, StepsPerTurn: 1,
+			ChunkTokens: 20, ToolResultBytes: 200, Families: dshgen.FamilyTitles})
+		if _, err := l.WriteFile(root, false); err != nil {
+			b.Fatal(err)
+		}
+		if i == n-1 {
+			if err := os.WriteFile(filepath.Join(root, ".complete"), nil, 0o600); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return root
+}
+
+// BenchmarkSessionBlocks10kSmall reads the blocks of the small sessions of
+// BenchmarkImport10kSmall as an index reads them: each session alone
+// (SessionBlocks, as a sync reads a source without SessionsBlocks) or 16 or 128
+// sessions at a time (SessionsBlocks: index's Sync and SyncAlong read 128),
+// ns/op per session; and every session's revision, as each look of SyncAlong
+// reads them.
+func BenchmarkSessionBlocks10kSmall(b *testing.B) {
+	n := smallSessions(b)
+	root := smallCorpus(b, n)
+	ctx := context.Background()
+	s, err := archive.Open(ctx, filepath.Join(b.TempDir(), "a.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Import(ctx, []string{root}, archive.ImportOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	revs, err := s.Revisions(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := slices.Sorted(maps.Keys(revs))
+	blocks := 0
+	count := func(archive.Block) error { blocks++; return nil }
+	b.Run("revisions", func(b *testing.B) { // a look of SyncAlong: ns/op is per look
+		for range b.N {
+			if _, err := s.Revisions(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("alone", func(b *testing.B) {
+		for i := range b.N {
+			if _, err := s.SessionBlocks(ctx, ids[i%len(ids)], count); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, batch := range []int{16, 128} {
+		b.Run(fmt.Sprintf("batch%d", batch), func(b *testing.B) {
+			for i := 0; i < b.N; i += batch {
+				from := i % len(ids)
+				err := s.SessionsBlocks(ctx, ids[from:min(from+batch, from+b.N-i, len(ids))], func(_ string, _ int64, each func(func(archive.Block) error) error) error {
+					return each(count)
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

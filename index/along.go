@@ -72,29 +72,35 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, s
 		}
 		sort.Strings(todo)
 		look := time.Since(lookStart)
-		for _, id := range todo {
+		// index queues one session read at revs[id].
+		index := func(id string, read func(func(archive.Block) error) (int64, error)) error {
 			if err := ctx.Err(); err != nil {
-				return st, err
+				return err
 			}
 			if _, again := queued[id]; again {
 				// Changed again since it was queued: its documents may still be in the
 				// pending batch, where the look-up of its old documents cannot see them.
 				if err := w.close(); err != nil {
-					return st, fmt.Errorf("sync along: %w", err)
+					return err
 				}
 				w.listed[id] = struct{}{}
 			}
-			n, err := w.session(ctx, src, id)
-			switch {
-			case errors.Is(err, archive.ErrNotFound):
-				continue // deleted meanwhile: the Sync after drops it
-			case err != nil:
-				return st, fmt.Errorf("sync along: index %s: %w", id, err)
+			n, err := w.sessionRead(ctx, id, read)
+			if err != nil {
+				return err
 			}
 			queued[id] = revs[id]
 			w.listed[id] = struct{}{}
 			st.Indexed++
 			st.Docs += n
+			return nil
+		}
+		// A session deleted meanwhile is skipped: the Sync after drops it.
+		if err := readSessions(ctx, src, todo, index, func(string) error { return nil }); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return st, cerr
+			}
+			return st, fmt.Errorf("sync along: %w", err)
 		}
 		seen = revs // every session is now indexed or queued at its revision
 		if len(todo) == 0 || stopping {
@@ -121,6 +127,65 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, s
 		ix.log.Info("index synced along an import", "indexed", st.Indexed, "docs", st.Docs, "took_ms", st.TookMS)
 	}
 	return st, nil
+}
+
+// batchSource is a Source that reads the blocks of many sessions at once
+// (archive.Store.SessionsBlocks): one read transaction and five statements for
+// a batch of sessions, not for each session, which is most of what reading a
+// small session costs.
+type batchSource interface {
+	SessionsBlocks(ctx context.Context, ids []string, fn func(id string, rev int64, each func(func(archive.Block) error) error) error) error
+}
+
+var _ batchSource = (*archive.Store)(nil)
+
+// readBatch is how many sessions a sync reads in one read transaction: most
+// are small (a first import's, a rebuilt index's), and the transaction stays
+// short enough not to hold the WAL back.
+const readBatch = 128
+
+// readSessions calls index for each of ids with a reader of its blocks, which
+// returns the revision they were read at, and missing for each session no
+// longer in src. A batchSource is read readBatch sessions at a time: within a
+// batch in the archive's order rather than that of ids (a batch's documents
+// land in one or two Bleve batches, whose documents Bleve orders as it likes).
+func readSessions(ctx context.Context, src Source, ids []string, index func(string, func(func(archive.Block) error) (int64, error)) error, missing func(string) error) error {
+	bs, ok := src.(batchSource)
+	if !ok {
+		for _, id := range ids {
+			err := index(id, func(fn func(archive.Block) error) (int64, error) { return src.SessionBlocks(ctx, id, fn) })
+			if errors.Is(err, archive.ErrNotFound) {
+				err = missing(id)
+			}
+			if err != nil {
+				return fmt.Errorf("index %s: %w", id, err)
+			}
+		}
+		return nil
+	}
+	for len(ids) > 0 {
+		batch := ids[:min(readBatch, len(ids))]
+		ids = ids[len(batch):]
+		read := make(map[string]bool, len(batch))
+		err := bs.SessionsBlocks(ctx, batch, func(id string, rev int64, each func(func(archive.Block) error) error) error {
+			read[id] = true
+			if err := index(id, func(fn func(archive.Block) error) (int64, error) { return rev, each(fn) }); err != nil {
+				return fmt.Errorf("index %s: %w", id, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, id := range batch {
+			if !read[id] {
+				if err := missing(id); err != nil {
+					return fmt.Errorf("index %s: %w", id, err)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // closed reports whether ch is closed.

@@ -144,3 +144,78 @@ func TestSyncAlongStopsWithContext(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b0"}, searchAll(t, ix, Query{Text: "two"}))
 }
+
+// batchCounting is the archive as SyncAlong's source, counting its reads of
+// blocks, with one session that is gone by the time its blocks are read.
+type batchCounting struct {
+	*archive.Store
+	alone, batches int
+}
+
+func (c *batchCounting) Revisions(ctx context.Context) (map[string]int64, error) {
+	revs, err := c.Store.Revisions(ctx)
+	if err == nil {
+		revs["session-deleted-meanwhile"] = 1
+	}
+	return revs, err
+}
+
+func (c *batchCounting) SessionBlocks(ctx context.Context, id string, fn func(archive.Block) error) (int64, error) {
+	c.alone++
+	return c.Store.SessionBlocks(ctx, id, fn)
+}
+
+func (c *batchCounting) SessionsBlocks(ctx context.Context, ids []string, fn func(string, int64, func(func(archive.Block) error) error) error) error {
+	c.batches++
+	return c.Store.SessionsBlocks(ctx, ids, fn)
+}
+
+// onlySource hides what else its Source offers (archive.Store's SessionsBlocks
+// and SessionActivity): a sync reads it a session at a time.
+type onlySource struct{ Source }
+
+// TestSyncsReadInBatches: SyncAlong and Sync read the blocks of the sessions an
+// import committed readBatch sessions at a time, Sync drops a session deleted
+// meanwhile, and both build the index a Sync reading each session alone builds.
+func TestSyncsReadInBatches(t *testing.T) {
+	ctx := context.Background()
+	s := archivetest.MustOpen(t)
+	root := t.TempDir()
+	n := readBatch + 10
+	for i := range n {
+		_, err := dshgen.Generate(dshgen.Options{Seed: uint64(i) + 1, Turns: 1, StepsPerTurn: 1, ChunkTokens: 20,
+			ToolResultBytes: 200, Cwd: "/home/dev/small"}).WriteFile(root, false)
+		require.NoError(t, err)
+	}
+	_, err := dshgen.Generate(dshgen.Options{Seed: 42, Turns: 14, Cwd: "/home/dev/gamma"}).WriteFile(root, true)
+	require.NoError(t, err)
+	_, err = s.Import(ctx, []string{root}, archive.ImportOptions{})
+	require.NoError(t, err)
+	revs, err := s.Revisions(ctx)
+	require.NoError(t, err)
+	require.Greater(t, len(revs), readBatch)
+
+	t.Run("along", func(t *testing.T) {
+		ix := openIndex(t)
+		src := &batchCounting{Store: s}
+		stop := make(chan struct{})
+		close(stop) // one look, which finds every session
+		st, err := ix.SyncAlong(ctx, src, stop)
+		require.NoError(t, err)
+		assert.Equal(t, len(revs), st.Indexed, "every session, the deleted one skipped")
+		assert.Zero(t, src.alone, "no session is read alone")
+		assert.Equal(t, 2, src.batches, "%d sessions are read in two batches", len(revs)+1)
+		assertLikeFresh(t, onlySource{s}, ix, "an index fed in batches equals one built a session at a time")
+	})
+	t.Run("sync", func(t *testing.T) {
+		ix := openIndex(t)
+		src := &batchCounting{Store: s}
+		st, err := ix.Sync(ctx, src, nil)
+		require.NoError(t, err)
+		assert.Equal(t, len(revs), st.Indexed)
+		assert.Equal(t, 1, st.Removed, "the session deleted meanwhile is dropped")
+		assert.Zero(t, src.alone, "no session is read alone")
+		assert.Equal(t, 2, src.batches, "%d sessions are read in two batches", len(revs)+1)
+		assertLikeFresh(t, onlySource{s}, ix, "an index synced in batches equals one built a session at a time")
+	})
+}

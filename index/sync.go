@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -157,26 +156,34 @@ func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, indexed *revStor
 		done++
 		report()
 	}
-	for _, id := range stale {
+	index := func(id string, read func(func(archive.Block) error) (int64, error)) error {
 		if err := ctx.Err(); err != nil {
-			return st, err
+			return err
 		}
-		n, err := w.session(ctx, src, id)
-		switch {
-		case errors.Is(err, archive.ErrNotFound):
-			// Deleted since Revisions was read.
-			if err := w.drop(ctx, id); err != nil {
-				return st, fmt.Errorf("sync: drop %s: %w", id, err)
-			}
-			st.Removed++
-		case err != nil:
-			return st, fmt.Errorf("sync: index %s: %w", id, err)
-		default:
-			st.Indexed++
-			st.Docs += n
+		n, err := w.sessionRead(ctx, id, read)
+		if err != nil {
+			return err
 		}
+		st.Indexed++
+		st.Docs += n
 		done++
 		report()
+		return nil
+	}
+	missing := func(id string) error { // deleted since Revisions was read
+		if err := w.drop(ctx, id); err != nil {
+			return err
+		}
+		st.Removed++
+		done++
+		report()
+		return nil
+	}
+	if err := readSessions(ctx, src, stale, index, missing); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return st, cerr
+		}
+		return st, fmt.Errorf("sync: %w", err)
 	}
 	if err := w.close(); err != nil {
 		return st, fmt.Errorf("sync: %w", err)
@@ -299,6 +306,14 @@ func (w *batchWriter) close() error {
 // longer has, and its revision. The revision is queued after the last document,
 // so it is recorded once the batch that completes the session is written.
 func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, error) {
+	return w.sessionRead(ctx, id, func(fn func(archive.Block) error) (int64, error) {
+		return src.SessionBlocks(ctx, id, fn)
+	})
+}
+
+// sessionRead is session with the session's blocks passed on by read, which
+// returns the revision they were read at.
+func (w *batchWriter) sessionRead(ctx context.Context, id string, read func(func(archive.Block) error) (int64, error)) (int, error) {
 	old, err := w.sessionDocIDs(ctx, id)
 	if err != nil {
 		return 0, err
@@ -311,7 +326,7 @@ func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, 
 	}
 	split := false // a batch holding some of the session's documents was flushed
 	seen := make(map[string]struct{}, len(old))
-	rev, err := src.SessionBlocks(ctx, id, func(blk archive.Block) error {
+	rev, err := read(func(blk archive.Block) error {
 		if _, dup := seen[blk.ID]; dup {
 			return nil
 		}
