@@ -9,8 +9,8 @@ import (
 )
 
 // PartFunc returns the docs of part i of a ScanParts, such as one session of a
-// bundle. It is called twice for each part, in order, and should return the same
-// docs each time.
+// bundle. It is called twice for each part (once when there is one part), in
+// order, and should return the same docs each time.
 type PartFunc func(ctx context.Context, i int) ([]Doc, error)
 
 // ScanParts scans the docs of n parts as one Scan of all of them would, while
@@ -26,6 +26,14 @@ type PartFunc func(ctx context.Context, i int) ([]Doc, error)
 // second call (its session changed meanwhile) is scanned afresh, so its findings
 // are those of the docs the second call returned.
 func (s *Scanner) ScanParts(ctx context.Context, n int, part PartFunc) (*Report, error) {
+	if n == 1 {
+		// One part is all the text: read once.
+		docs, err := s.part(ctx, part, 0)
+		if err != nil {
+			return nil, err
+		}
+		return s.Scan(ctx, docs)
+	}
 	names := newNameRule(s.names)
 	l := newLearner(s, names)
 	kept := make([]partScan, n)

@@ -98,7 +98,10 @@ func TestScanPartsChangedOrBad(t *testing.T) {
 
 	t.Run("ChangedPartIsScannedAfresh", func(t *testing.T) {
 		calls := 0
-		r, err := s.ScanParts(ctx, 1, func(_ context.Context, i int) ([]redact.Doc, error) {
+		r, err := s.ScanParts(ctx, 2, func(_ context.Context, i int) ([]redact.Doc, error) {
+			if i == 1 {
+				return []redact.Doc{{ID: "1:x", Text: "nothing"}}, nil
+			}
 			calls++
 			if calls == 1 {
 				return parts[0], nil
@@ -107,11 +110,21 @@ func TestScanPartsChangedOrBad(t *testing.T) {
 			return []redact.Doc{{ID: "0:short", Text: "key AKIAIOSFODNN7EXAMPLQ"}}, nil
 		})
 		require.NoError(t, err)
+		require.NotEmpty(t, r.Findings, "the part as read the second time is scanned")
 		for _, f := range r.Findings {
 			assert.Equal(t, "0:short", f.Doc)
 			assert.LessOrEqual(t, f.End, len("key AKIAIOSFODNN7EXAMPLQ"))
 		}
-		assert.Equal(t, 1, r.Docs)
+		assert.Equal(t, 2, r.Docs)
+	})
+	t.Run("OnePartIsReadOnce", func(t *testing.T) {
+		calls := 0
+		r, err := s.ScanParts(ctx, 1, func(context.Context, int) ([]redact.Doc, error) { calls++; return parts[0], nil })
+		require.NoError(t, err)
+		assert.Equal(t, 1, calls)
+		whole, err := s.Scan(ctx, parts[0])
+		require.NoError(t, err)
+		assert.Equal(t, whole.Findings, r.Findings)
 	})
 	t.Run("ErrDuplicateDoc", func(t *testing.T) {
 		_, err := s.ScanParts(ctx, 1, func(context.Context, int) ([]redact.Doc, error) {
