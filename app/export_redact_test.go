@@ -102,8 +102,8 @@ func redactedBundle(t *testing.T, ta *testApp, ids, names []string) (int, Export
 // hold one session at a time, so the live heap grows by about what a bundle of
 // one session takes (the scanner's rules, ~20 MB, most of it), not by the text
 // of all. Every transcript loaded, scanned and redacted whole (and a trie of
-// the values found, 45 KB a value) grew it 80 MB more for 50 sessions of 128 KiB
-// (6 MB of text) than for one: 100 MB; now 3 to 6 MB more. LOGBOOK_REDACT_SESSIONS and LOGBOOK_REDACT_KB set the sessions
+// the values found, 45 KB a value) grew it by 97 MB for 50 sessions of 128 KiB
+// (6 MB of text), 75 MB more than for one; now about 3 MB more. LOGBOOK_REDACT_SESSIONS and LOGBOOK_REDACT_KB set the sessions
 // and their size.
 func TestExportRedactedBundleMemory(t *testing.T) {
 	n, kb := envInt(t, "LOGBOOK_REDACT_SESSIONS", 50), envInt(t, "LOGBOOK_REDACT_KB", 128)
