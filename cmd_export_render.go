@@ -57,7 +57,7 @@ func exportRendered(ctx context.Context, e *env, s *archive.Store, id, format st
 		return err
 	}
 	if *rf.redact {
-		rd, write, err := redactGate(ctx, e, t.Docs(), rf)
+		rd, write, err := redactGate(e, rf, func(sc *redact.Scanner) (*redact.Report, error) { return sc.Scan(ctx, t.Docs()) })
 		if err != nil || !write {
 			return err
 		}
@@ -72,8 +72,9 @@ func exportRendered(ctx context.Context, e *env, s *archive.Store, id, format st
 }
 
 // exportBundle writes the sessions sel chooses (or the one named) as a bundle to
-// -o FILE. Without --redact each session is loaded, written and let go in turn;
-// with it, all are scanned as one so a secret gets one placeholder throughout.
+// -o FILE. Each session is loaded, written and let go in turn; with --redact, all
+// are first scanned as one, a session at a time (export.ScanSessions), so a
+// secret gets one placeholder throughout.
 func exportBundle(ctx context.Context, e *env, s *archive.Store, pos []string, sel *selectFlags, rf renderFlags, out string, force bool) error {
 	// Choose the sessions before touching -o FILE.
 	list, how, err := sel.selectSessions(ctx, e, s, pos)
@@ -93,19 +94,14 @@ func exportBundle(ctx context.Context, e *env, s *archive.Store, pos []string, s
 			return bw.Close()
 		})
 	}
-	set, err := export.LoadSet(ctx, s, ids)
-	if err != nil {
-		return err
-	}
-	rd, write, err := redactGate(ctx, e, set.Docs(), rf)
+	rd, write, err := redactGate(e, rf, func(sc *redact.Scanner) (*redact.Report, error) { return export.ScanSessions(ctx, s, ids, sc) })
 	if err != nil || !write {
 		return err
 	}
-	set = set.Redacted(rd)
 	sum := rd.Summary()
 	return writeOut(e, out, force, func(w io.Writer) error {
 		bw := export.NewBundleWriter(w, how, &sum)
-		if err := bw.AddSet(ctx, s, set); err != nil {
+		if err := bw.AddRedacted(ctx, s, ids, rd); err != nil {
 			return err
 		}
 		return bw.Close()
@@ -141,11 +137,11 @@ func writeOut(e *env, out string, force bool, write func(io.Writer) error) error
 	return f.finish(write(f))
 }
 
-// redactGate scans docs, lets the person decide, and returns the redactor of the
+// redactGate scans the export with scan, lets the person decide, and returns the redactor of the
 // accepted findings and whether to write the export: --json prints the report and
 // writes only with --yes; --yes accepts everything; otherwise a terminal is asked
 // per category, and without one the export is refused (exit 2).
-func redactGate(ctx context.Context, e *env, docs []redact.Doc, rf renderFlags) (*redact.Redactor, bool, error) {
+func redactGate(e *env, rf renderFlags, scan func(*redact.Scanner) (*redact.Report, error)) (*redact.Redactor, bool, error) {
 	opts := redact.Options{}
 	for _, n := range strings.Split(*rf.names, ",") {
 		if n = strings.TrimSpace(n); n != "" {
@@ -156,7 +152,7 @@ func redactGate(ctx context.Context, e *env, docs []redact.Doc, rf renderFlags) 
 	if err != nil {
 		return nil, false, err
 	}
-	rep, err := sc.Scan(ctx, docs)
+	rep, err := scan(sc)
 	if err != nil {
 		return nil, false, err
 	}

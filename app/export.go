@@ -139,34 +139,28 @@ func (a *App) ExportQuery(query string) (ExportSelection, error) {
 }
 
 // scan loads what opts export and, with opts.Redact, scans every text the export
-// writes: one session's transcript (md, html) or a bundle's set, scanned as one.
-// A re-scan of the same sessions gives the same finding IDs, so ExportScan's
+// writes: one session's transcript (md, html, which it returns) or a bundle's
+// sessions, scanned as one but loaded one at a time (export.ScanSessions). A
+// re-scan of the same sessions gives the same finding IDs, so ExportScan's
 // findings address the decisions Export applies.
-func (a *App) scan(sessionID string, opts ExportOptions) (*export.Transcript, export.Set, *redact.Report, error) {
-	var t *export.Transcript
-	var set export.Set
-	var docs []redact.Doc
-	var err error
-	if opts.Format == export.FormatBundle {
-		if set, err = export.LoadSet(a.ctx, a.deps.Archive, opts.ids(sessionID)); err != nil {
-			return nil, nil, nil, err
-		}
-		docs = set.Docs()
-	} else {
-		if t, err = a.load(sessionID, opts); err != nil {
-			return nil, nil, nil, err
-		}
-		docs = t.Docs()
-	}
+func (a *App) scan(sessionID string, opts ExportOptions) (*export.Transcript, *redact.Report, error) {
 	sc, err := redact.NewScanner(redact.WithCurrentUser(redact.Options{UserNames: opts.Names}))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	rep, err := sc.Scan(a.ctx, docs)
+	if opts.Format == export.FormatBundle {
+		rep, err := export.ScanSessions(a.ctx, a.deps.Archive, opts.ids(sessionID), sc)
+		return nil, rep, err
+	}
+	t, err := a.load(sessionID, opts)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return t, set, rep, nil
+	rep, err := sc.Scan(a.ctx, t.Docs())
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, rep, nil
 }
 
 // load reads the part of the session opts choose.
@@ -189,7 +183,7 @@ func (a *App) ExportScan(sessionID string, opts ExportOptions) (redact.Report, e
 	if err := checkExport(sessionID, opts); err != nil {
 		return redact.Report{}, err
 	}
-	_, _, rep, err := a.scan(sessionID, opts)
+	_, rep, err := a.scan(sessionID, opts)
 	if err != nil {
 		return redact.Report{}, err
 	}
@@ -277,15 +271,14 @@ func (a *App) writeExport(ids []string, opts ExportOptions, decisions redact.Dec
 		}
 		return nil, bw.Close()
 	case opts.Format == export.FormatBundle:
-		_, set, rep, err := a.scan(ids[0], ExportOptions{Format: opts.Format, Names: opts.Names, Sessions: ids[1:]})
+		_, rep, err := a.scan(ids[0], ExportOptions{Format: opts.Format, Names: opts.Names, Sessions: ids[1:]})
 		if err != nil {
 			return nil, err
 		}
 		rd := rep.Redactor(decisions)
-		set = set.Redacted(rd)
 		sum := rd.Summary()
 		bw := export.NewBundleWriter(w, "the Export dialog: session "+strings.Join(ids, ", session "), &sum)
-		if err := bw.AddSet(a.ctx, a.deps.Archive, set); err != nil {
+		if err := bw.AddRedacted(a.ctx, a.deps.Archive, ids, rd); err != nil {
 			return nil, err
 		}
 		return &sum, bw.Close()
@@ -294,7 +287,7 @@ func (a *App) writeExport(ids []string, opts ExportOptions, decisions redact.Dec
 	var err error
 	if opts.Redact {
 		var rep *redact.Report
-		if t, _, rep, err = a.scan(ids[0], opts); err != nil {
+		if t, rep, err = a.scan(ids[0], opts); err != nil {
 			return nil, err
 		}
 		t = t.Redacted(rep.Redactor(decisions))

@@ -186,27 +186,21 @@ func (b *BundleWriter) AddSessions(ctx context.Context, s *archive.Store, ids []
 	return nil
 }
 
-// AddSet writes every transcript of set (redacted as one, see Set.Redacted).
-func (b *BundleWriter) AddSet(ctx context.Context, s *archive.Store, set Set) error {
-	for _, t := range set {
-		if err := b.Add(ctx, s, t); err != nil {
+// AddRedacted writes the sessions ids redacted by rd, a redactor of
+// ScanSessions' report of the same ids: each loaded, redacted, added and let go
+// in turn, so a redacted bundle too holds one transcript in memory at a time.
+// Each records the summary of the whole bundle.
+func (b *BundleWriter) AddRedacted(ctx context.Context, s *archive.Store, ids []string, rd *redact.Redactor) error {
+	for i, id := range ids {
+		t, err := Load(ctx, s, id)
+		if err != nil {
+			return err
+		}
+		if err := b.Add(ctx, s, t.redacted(rd, setPrefix(i))); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// LoadSet loads the sessions ids whole, for a bundle scanned and redacted as one.
-func LoadSet(ctx context.Context, s *archive.Store, ids []string) (Set, error) {
-	set := make(Set, 0, len(ids))
-	for _, id := range ids {
-		t, err := Load(ctx, s, id)
-		if err != nil {
-			return nil, err
-		}
-		set = append(set, t)
-	}
-	return set, nil
 }
 
 // source writes the session's original bytes under prefix and records in ms

@@ -163,28 +163,20 @@ func (t *Transcript) redacted(rd *redact.Redactor, prefix string) *Transcript {
 	return c
 }
 
-// Set is the transcripts of a multi-session export, scanned and redacted as one:
-// a secret gets the same placeholder in every session.
-type Set []*Transcript
-
-// Docs lists every text of every transcript, with IDs "N:" + the transcript's own
-// doc ID (N counts from 0 in set order).
-func (ts Set) Docs() []redact.Doc {
-	var docs []redact.Doc
-	for i, t := range ts {
-		docs = t.docs(docs, setPrefix(i))
-	}
-	return docs
-}
-
-// Redacted returns a redacted copy of every transcript; each records the summary
-// of the whole set.
-func (ts Set) Redacted(rd *redact.Redactor) Set {
-	out := make(Set, len(ts))
-	for i, t := range ts {
-		out[i] = t.redacted(rd, setPrefix(i))
-	}
-	return out
+// ScanSessions scans every text a multi-session export of the sessions ids writes,
+// as one (see redact.Scanner.ScanParts): a secret gets the same placeholder in every
+// session. It holds one session's transcript at a time, each loaded twice. A
+// finding's doc ID is "N:" + the transcript's own doc ID, N counting from 0 in ids'
+// order, so the findings of a scan of the same ids address the same texts:
+// AddRedacted writes the sessions with a redactor of this report.
+func ScanSessions(ctx context.Context, s *archive.Store, ids []string, sc *redact.Scanner) (*redact.Report, error) {
+	return sc.ScanParts(ctx, len(ids), func(ctx context.Context, i int) ([]redact.Doc, error) {
+		t, err := Load(ctx, s, ids[i])
+		if err != nil {
+			return nil, err
+		}
+		return t.docs(nil, setPrefix(i)), nil
+	})
 }
 
 func setPrefix(i int) string { return strconv.Itoa(i) + ":" }

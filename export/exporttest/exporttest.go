@@ -14,7 +14,13 @@ import (
 // 0) in the kind of block the doc names, and the corpus (its Secrets and
 // Occurrences are what an export must not contain after redaction).
 func Planted(seed uint64, id string) (*dshgen.Log, secretgen.Corpus) {
-	c := secretgen.Generate(seed, 0)
+	return PlantedSize(seed, id, 0)
+}
+
+// PlantedSize is Planted with about size bytes of text: secretgen.Generate(seed,
+// size)'s docs, its secrets and clean filler between them.
+func PlantedSize(seed uint64, id string, size int) (*dshgen.Log, secretgen.Corpus) {
+	c := secretgen.Generate(seed, size)
 	s := dshgen.New(dshgen.Options{Seed: seed, ID: id, Cwd: "/work/planted", ASCII: true, BatchLines: 16})
 	s.Preamble()
 	docs := c.Docs

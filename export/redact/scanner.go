@@ -91,91 +91,141 @@ func (s *Scanner) Ruleset() string {
 // Scan scans docs in parallel and returns every finding in a stable order. It returns
 // ErrDuplicateDoc if two docs share an ID, and ctx's error if ctx ends first.
 func (s *Scanner) Scan(ctx context.Context, docs []Doc) (*Report, error) {
-	seen := make(map[string]bool, len(docs))
-	var bytes int64
-	for _, d := range docs {
-		if seen[d.ID] {
-			return nil, fmt.Errorf("scan %q: %w", d.ID, ErrDuplicateDoc)
-		}
-		seen[d.ID] = true
-		bytes += int64(len(d.Text))
+	if err := checkIDs(docs); err != nil {
+		return nil, err
 	}
-
 	names := newNameRule(s.names)
-	batches := makeBatches(docs)
-	perBatch := make([][]match, len(batches))
-	err := s.each(ctx, len(batches), func(i int) {
-		perBatch[i] = s.scanText(batches[i].text, names)
-	})
+	sc, err := s.firstPass(ctx, docs, names)
 	if err != nil {
 		return nil, err
 	}
-
-	// A second pass finds again, everywhere, what the first found somewhere: user
-	// names seen in a home path ("alice ran …") and secrets that a rule caught in one
-	// place but not where they are echoed without context.
-	if second := s.secondPass(batches, perBatch, names); len(second) > 0 {
-		err := s.each(ctx, len(batches), func(i int) {
-			text, lower := batches[i].text, asciiLower(batches[i].text)
-			ms := perBatch[i]
-			for _, r := range second {
-				ms = r.find(text, lower, ms)
-			}
-			perBatch[i] = resolve(s.filter(text, ms))
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-
-	perDoc := make([][]match, len(docs))
-	for i, b := range batches {
-		b.split(docs, perBatch[i], perDoc)
-	}
-	r := &Report{Counts: map[Category]int{}, Docs: len(docs), Bytes: bytes, Ruleset: s.Ruleset()}
-	for i, ms := range perDoc {
-		r.Findings = append(r.Findings, s.findings(docs[i], ms)...)
-	}
-	for _, f := range r.Findings {
-		r.Counts[f.Category]++
+	l := newLearner(s, names)
+	l.learn(sc)
+	r := s.newReport()
+	if err := s.finish(ctx, r, docs, sc, l.rules()); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
 
-// secondPass returns the rules for the values the first pass found.
-func (s *Scanner) secondPass(batches []batch, perBatch [][]match, names *nameRule) []detector {
-	known := map[string]bool{}
-	for _, n := range names.names {
-		known[n] = true
+// checkIDs returns ErrDuplicateDoc if two docs share an ID.
+func checkIDs(docs []Doc) error {
+	seen := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		if seen[d.ID] {
+			return fmt.Errorf("scan %q: %w", d.ID, ErrDuplicateDoc)
+		}
+		seen[d.ID] = true
 	}
-	var (
-		newNames []string
-		values   []string
-		found    []match
-		seen     = map[string]bool{}
-	)
-	for i, ms := range perBatch {
+	return nil
+}
+
+// newReport is an empty Report of s's rules.
+func (s *Scanner) newReport() *Report {
+	return &Report{Counts: map[Category]int{}, Ruleset: s.Ruleset()}
+}
+
+// scanned is docs joined in batches and what the first pass found in each.
+type scanned struct {
+	batches  []batch
+	perBatch [][]match
+}
+
+// firstPass runs every rule on docs, a batch at a time.
+func (s *Scanner) firstPass(ctx context.Context, docs []Doc, names *nameRule) (scanned, error) {
+	sc := scanned{batches: makeBatches(docs)}
+	sc.perBatch = make([][]match, len(sc.batches))
+	err := s.each(ctx, len(sc.batches), func(i int) {
+		sc.perBatch[i] = s.scanText(sc.batches[i].text, names)
+	})
+	return sc, err
+}
+
+// finish runs the second pass's rules on sc (what the first pass found in docs)
+// and adds docs' findings to r.
+func (s *Scanner) finish(ctx context.Context, r *Report, docs []Doc, sc scanned, second []detector) error {
+	// A second pass finds again, everywhere, what the first found somewhere: user
+	// names seen in a home path ("alice ran …") and secrets that a rule caught in one
+	// place but not where they are echoed without context.
+	if len(second) > 0 {
+		err := s.each(ctx, len(sc.batches), func(i int) {
+			text, lower := sc.batches[i].text, asciiLower(sc.batches[i].text)
+			ms := sc.perBatch[i]
+			for _, r := range second {
+				ms = r.find(text, lower, ms)
+			}
+			sc.perBatch[i] = resolve(s.filter(text, ms))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	perDoc := make([][]match, len(docs))
+	for i, b := range sc.batches {
+		b.split(docs, sc.perBatch[i], perDoc)
+	}
+	for i, ms := range perDoc {
+		fs := s.findings(docs[i], ms)
+		for _, f := range fs {
+			r.Counts[f.Category]++
+		}
+		r.Findings = append(r.Findings, fs...)
+		r.Bytes += int64(len(docs[i].Text))
+	}
+	r.Docs += len(docs)
+	return nil
+}
+
+// learner gathers, from the first pass over every doc, what the second pass finds
+// again everywhere.
+type learner struct {
+	s        *Scanner
+	known    map[string]bool
+	newNames []string
+	values   []string
+	found    []match
+	seen     map[string]bool
+}
+
+func newLearner(s *Scanner, names *nameRule) *learner {
+	l := &learner{s: s, known: map[string]bool{}, seen: map[string]bool{}}
+	for _, n := range names.names {
+		l.known[n] = true
+	}
+	return l
+}
+
+// learn takes in what the first pass found in sc. The values are copied, so that
+// they do not hold sc's text.
+func (l *learner) learn(sc scanned) {
+	for i, ms := range sc.perBatch {
 		for _, m := range ms {
-			v := batches[i].text[m.start:m.end]
+			v := sc.batches[i].text[m.start:m.end]
 			switch {
 			case m.rule == "home-dir-user":
-				if n := strings.ToLower(v); !known[n] && !s.disabled[CategoryUser] {
-					known[n] = true
-					newNames = append(newNames, n)
+				if n := strings.ToLower(v); !l.known[n] && !l.s.disabled[CategoryUser] {
+					n = strings.Clone(n)
+					l.known[n] = true
+					l.newNames = append(l.newNames, n)
 				}
-			case len(v) >= placeholderMinLen && !seen[v]:
-				seen[v] = true
-				values = append(values, v)
-				found = append(found, m)
+			case len(v) >= placeholderMinLen && !l.seen[v]:
+				v = strings.Clone(v)
+				l.seen[v] = true
+				l.values = append(l.values, v)
+				l.found = append(l.found, m)
 			}
 		}
 	}
+}
+
+// rules returns the second pass's rules for the values learnt.
+func (l *learner) rules() []detector {
 	var out []detector
-	if len(newNames) > 0 {
-		out = append(out, newNameRule(newNames))
+	if len(l.newNames) > 0 {
+		out = append(out, newNameRule(l.newNames))
 	}
-	if len(values) > 0 {
-		out = append(out, &propagation{set: newValueSet(values), found: found})
+	if len(l.values) > 0 {
+		out = append(out, &propagation{set: newValueSet(l.values), found: l.found})
 	}
 	return out
 }
@@ -267,7 +317,9 @@ func resolve(ms []match) []match {
 func (s *Scanner) findings(d Doc, ms []match) []Finding {
 	out := make([]Finding, 0, len(ms))
 	for _, m := range ms {
-		secret := d.Text[m.start:m.end]
+		// A copy: the report outlives the text, which may be one part of many
+		// (ScanParts).
+		secret := strings.Clone(d.Text[m.start:m.end])
 		out = append(out, Finding{
 			ID:          findingID(d.ID, m),
 			Doc:         d.ID,
