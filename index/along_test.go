@@ -218,4 +218,19 @@ func TestSyncsReadInBatches(t *testing.T) {
 		assert.Equal(t, 2, src.batches, "%d sessions are read in two batches", len(revs)+1)
 		assertLikeFresh(t, onlySource{s}, ix, "an index synced in batches equals one built a session at a time")
 	})
+	t.Run("budget", func(t *testing.T) {
+		// A batch ends at readBudget of text, read whole before it is indexed;
+		// a session over it on its own is read as it is indexed.
+		defer func(b int) { readBudget = b }(readBudget)
+		readBudget = 16 << 10
+		ix := openIndex(t)
+		src := &batchCounting{Store: s}
+		st, err := ix.Sync(ctx, src, nil)
+		require.NoError(t, err)
+		assert.Equal(t, len(revs), st.Indexed)
+		assert.Equal(t, 1, st.Removed)
+		assert.Equal(t, 1, src.alone, "the one session over the budget is read alone")
+		assert.Greater(t, src.batches, 4, "the budget cuts batches short")
+		assertLikeFresh(t, onlySource{s}, ix, "an index synced in budgeted batches equals one built a session at a time")
+	})
 }
