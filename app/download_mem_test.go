@@ -10,7 +10,6 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -89,24 +88,7 @@ func TestExportDownloadMemory(t *testing.T) {
 	base := liveHeap()
 	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // resets VmHWM (Linux)
 	rss0 := peakRSS()
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if h := liveHeap(); h > peak.Load() {
-				peak.Store(h)
-			}
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+	peak := watchLiveHeap()
 	cpu0, t0 := cpuSeconds(), time.Now()
 	f := ts.exportCall(t, "", ExportOptions{Format: "bundle", Sessions: ids})
 	cpuBuild, built := cpuSeconds()-cpu0, time.Since(t0)
@@ -124,11 +106,10 @@ func TestExportDownloadMemory(t *testing.T) {
 	resp.Body.Close()
 	require.NoError(t, err)
 	cpu, took := cpuSeconds()-cpu0, time.Since(t0)
-	close(stop)
-	<-done
+	top := peak()
 	require.Equal(t, f.Bytes, n)
 
-	grew := int64(peak.Load()) - int64(base)
+	grew := int64(top) - int64(base)
 	out, _ := json.Marshal(map[string]any{"sessions": len(ids), "bundle_mb": float64(n) / (1 << 20), "live_heap_growth_mb": float64(grew) / (1 << 20),
 		"peak_rss_mb": float64(peakRSS()) / (1 << 20), "rss_before_mb": float64(rss0) / (1 << 20), "cpu_s": cpu, "cpu_build_s": cpuBuild,
 		"build_s": built.Seconds(), "total_s": took.Seconds()})
