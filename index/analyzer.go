@@ -2,7 +2,6 @@ package index
 
 import (
 	"bytes"
-	"slices"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -73,6 +72,8 @@ type tokens struct {
 	paired  bool // held is the second character of a bigram already emitted
 	outPos  int  // the bigram stage renumbers positions from 1
 	shift   int  // positions the code stage added so far
+
+	capped [][]byte // the terms frequencies kept only maxTermLocations locations of
 }
 
 var tokensPool = sync.Pool{New: func() any { return new(tokens) }}
@@ -443,6 +444,7 @@ func isASCII(b []byte) bool {
 // map's keys share the terms' bytes (which never change once emitted).
 func (ts *tokens) frequencies() index.TokenFrequencies {
 	n := len(ts.out)
+	ts.capped = nil
 	freqs := make(index.TokenFrequencies, n/2+1)
 	tfs := make([]index.TokenFreq, 0, n/2+1)
 	byTerm := make([]*index.TokenFreq, n) // each token's entry
@@ -469,7 +471,11 @@ func (ts *tokens) frequencies() index.TokenFrequencies {
 	ptrs := make([]*index.TokenLocation, kept)
 	off := 0
 	for _, tf := range freqs {
-		f := min(tf.Frequency(), maxTermLocations)
+		f := tf.Frequency()
+		if f > maxTermLocations {
+			f = maxTermLocations
+			ts.capped = append(ts.capped, tf.Term)
+		}
 		tf.Locations = ptrs[off : off : off+f]
 		off += f
 	}
@@ -501,16 +507,3 @@ func (ts *tokens) frequencies() index.TokenFrequencies {
 // than 64; 100,000 blocks of one word repeated peaked at 272–275 MB imported
 // with a cap of 128, 237–250 MB with 96.
 const maxTermLocations = 96
-
-// cappedTerms returns the terms of freqs that hold more occurrences than
-// locations, sorted.
-func cappedTerms(freqs index.TokenFrequencies) [][]byte {
-	var out [][]byte
-	for _, tf := range freqs {
-		if tf.Frequency() > len(tf.Locations) {
-			out = append(out, tf.Term)
-		}
-	}
-	slices.SortFunc(out, bytes.Compare)
-	return out
-}

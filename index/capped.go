@@ -47,11 +47,12 @@ func (q *cappedPhrase) Searcher(ctx context.Context, r index.IndexReader, m mapp
 		return phrase, nil
 	}
 	capped, err := q.cappedTerms(ctx, r)
-	if err != nil || len(capped) == 0 {
-		if err != nil {
-			_ = phrase.Close()
-		}
-		return phrase, err
+	if err != nil {
+		_ = phrase.Close()
+		return nil, err
+	}
+	if len(capped) == 0 {
+		return phrase, nil
 	}
 	// The blocks capped for one of the words that hold a word of every position.
 	var conjuncts []query.Query

@@ -273,7 +273,8 @@ func (f *textField) Analyze() {
 	f.length = len(ts.out)
 	f.freqs = ts.frequencies()
 	f.size = freqsSize(len(f.freqs), len(ts.out), len(ts.arena))
-	f.capped = cappedTerms(f.freqs)
+	f.capped = ts.capped
+	ts.capped = nil
 	ts.arena = nil
 	tokensPool.Put(ts)
 }
