@@ -27,7 +27,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -193,62 +192,9 @@ func (v *snapView) eval(n node) (evaluated, error) {
 	case nodeAll:
 		return evaluated{docs: v.all(), exact: true}, nil
 	case nodeAnd:
-		// As node.query builds it: the positive clauses are a query-string
-		// conjunction (skipping "none" clauses), the negated ones a must-not;
-		// a boolean with no positive clause left starts from all documents,
-		// and one with nothing at all matches nothing.
-		var pos, neg []evaluated
-		for _, k := range n.kids {
-			if k.kind == nodeNot {
-				e, err := v.evalExact(k.kids[0])
-				if err != nil {
-					return evaluated{}, err
-				}
-				if !e.none {
-					neg = append(neg, e)
-				}
-				continue
-			}
-			e, err := v.eval(k)
-			if err != nil {
-				return evaluated{}, err
-			}
-			if !e.none {
-				pos = append(pos, e)
-			}
-		}
-		if len(pos) == 0 && len(neg) == 0 {
-			return evaluated{docs: v.empty(), none: true, exact: true}, nil
-		}
-		out := evaluated{exact: true}
-		if len(pos) == 0 {
-			out.docs = v.all()
-		}
-		for _, e := range pos {
-			if out.docs == nil {
-				out.docs = e.docs
-			} else {
-				out.docs = and(out.docs, e.docs)
-			}
-			out.exact = out.exact && e.exact
-		}
-		for _, e := range neg {
-			out.docs = andNot(out.docs, e.docs)
-		}
-		return out, nil
+		return v.evalAnd(n.kids, v.eval)
 	case nodeOr:
-		// A plain disjunction keeps "none" clauses, so it is never "none"
-		// itself: it just gains nothing from them.
-		out := evaluated{docs: v.empty(), exact: true}
-		for _, k := range n.kids {
-			e, err := v.eval(k)
-			if err != nil {
-				return evaluated{}, err
-			}
-			out.docs = or(out.docs, e.docs)
-			out.exact = out.exact && e.exact
-		}
-		return out, nil
+		return v.evalOr(n.kids, v.eval)
 	case nodeNot:
 		// A must-not-only boolean over a plain disjunction of the clause, which
 		// is never "none": all documents but the clause's.
@@ -272,10 +218,10 @@ func (v *snapView) eval(n node) (evaluated, error) {
 		docs, err := v.term(n.field, value)
 		return evaluated{docs: docs, exact: true}, err
 	case nodeTimeFrom:
-		docs, err := v.timeRange(n.at.UnixNano(), math.MaxInt64)
+		docs, err := v.timeRange(timeFrom(n.at.UnixNano()))
 		return evaluated{docs: docs, exact: true}, err
 	case nodeTimeBefore:
-		docs, err := v.timeRange(math.MinInt64+1, n.at.UnixNano()-1)
+		docs, err := v.timeRange(timeBefore(n.at.UnixNano()))
 		return evaluated{docs: docs, exact: true}, err
 	case nodeMatch, nodePhrase:
 		return v.evalQuery(bleveQuery(n))
@@ -284,9 +230,83 @@ func (v *snapView) eval(n node) (evaluated, error) {
 	return v.evalExpanded(n)
 }
 
+// evalAnd evaluates a conjunction of kids, each by evalKid (eval or evalExact)
+// but for negated ones, which are always exact.
+func (v *snapView) evalAnd(kids []node, evalKid func(node) (evaluated, error)) (evaluated, error) {
+	// As node.query builds it: the positive clauses are a query-string
+	// conjunction (skipping "none" clauses), the negated ones a must-not;
+	// a boolean with no positive clause left starts from all documents,
+	// and one with nothing at all matches nothing.
+	var pos, neg []evaluated
+	for _, k := range kids {
+		if k.kind == nodeNot {
+			e, err := v.evalExact(k.kids[0])
+			if err != nil {
+				return evaluated{}, err
+			}
+			if !e.none {
+				neg = append(neg, e)
+			}
+			continue
+		}
+		e, err := evalKid(k)
+		if err != nil {
+			return evaluated{}, err
+		}
+		if !e.none {
+			pos = append(pos, e)
+		}
+	}
+	if len(pos) == 0 && len(neg) == 0 {
+		return evaluated{docs: v.empty(), none: true, exact: true}, nil
+	}
+	out := evaluated{exact: true}
+	if len(pos) == 0 {
+		out.docs = v.all()
+	}
+	for _, e := range pos {
+		if out.docs == nil {
+			out.docs = e.docs
+		} else {
+			out.docs = and(out.docs, e.docs)
+		}
+		out.exact = out.exact && e.exact
+	}
+	for _, e := range neg {
+		out.docs = andNot(out.docs, e.docs)
+	}
+	return out, nil
+}
+
+// evalOr evaluates a disjunction of kids, each by evalKid. A plain disjunction
+// keeps "none" clauses, so it is never "none" itself: it just gains nothing
+// from them.
+func (v *snapView) evalOr(kids []node, evalKid func(node) (evaluated, error)) (evaluated, error) {
+	out := evaluated{docs: v.empty(), exact: true}
+	for _, k := range kids {
+		e, err := evalKid(k)
+		if err != nil {
+			return evaluated{}, err
+		}
+		out.docs = or(out.docs, e.docs)
+		out.exact = out.exact && e.exact
+	}
+	return out, nil
+}
+
 // evalExact evaluates n, running Bleve for a phrase whose order eval left
 // unchecked: a negated clause must be exact, or NOT would drop too much.
+// Bleve runs those phrases alone, never a clause around them, whose documents
+// are combined as eval combines them. Nor could Bleve run a time filter: the
+// index keeps only the term of a time its doc values need (timeField), not
+// the terms Bleve's numeric range searcher looks for.
 func (v *snapView) evalExact(n node) (evaluated, error) {
+	switch n.kind {
+	case nodeAnd:
+		return v.evalAnd(n.kids, v.evalExact)
+	case nodeOr:
+		return v.evalOr(n.kids, v.evalExact)
+	}
 	e, err := v.eval(n)
 	if err != nil || e.exact {
 		return e, err

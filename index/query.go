@@ -212,15 +212,9 @@ func (n node) query() query.Query {
 		q.SetField(n.field)
 		return q
 	case nodeTimeFrom:
-		in := true
-		q := query.NewDateRangeInclusiveQuery(n.at, time.Time{}, &in, nil)
-		q.SetField(n.field)
-		return q
+		return newTimeQuery(timeFrom(n.at.UnixNano()))
 	case nodeTimeBefore:
-		in := false
-		q := query.NewDateRangeInclusiveQuery(time.Time{}, n.at, nil, &in)
-		q.SetField(n.field)
-		return q
+		return newTimeQuery(timeBefore(n.at.UnixNano()))
 	}
 	return query.NewMatchAllQuery()
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -468,20 +469,15 @@ func TestBleveQuery(t *testing.T) {
 		c, ok := build(t, "since:7d before:2026-10-14").(*query.ConjunctionQuery)
 		require.True(t, ok)
 		require.Len(t, c.Conjuncts, 2)
-		since, ok := c.Conjuncts[0].(*query.DateRangeQuery)
+		since, ok := c.Conjuncts[0].(*timeQuery)
 		require.True(t, ok)
-		assert.Equal(t, "time", since.FieldVal)
-		assert.Equal(t, queryTestNow.AddDate(0, 0, -7), since.Start.Time)
-		assert.True(t, since.End.IsZero())
-		require.NotNil(t, since.InclusiveStart)
-		assert.True(t, *since.InclusiveStart)
+		assert.Equal(t, queryTestNow.AddDate(0, 0, -7).UnixNano(), since.from, "since: is inclusive")
+		assert.Equal(t, int64(math.MaxInt64), since.to)
 
-		before, ok := c.Conjuncts[1].(*query.DateRangeQuery)
+		before, ok := c.Conjuncts[1].(*timeQuery)
 		require.True(t, ok)
-		assert.True(t, before.Start.IsZero())
-		assert.Equal(t, time.Date(2026, 10, 14, 0, 0, 0, 0, time.UTC), before.End.Time)
-		require.NotNil(t, before.InclusiveEnd)
-		assert.False(t, *before.InclusiveEnd, "before: is exclusive")
+		assert.Equal(t, int64(math.MinInt64+1), before.from, "a block without a time matches neither")
+		assert.Equal(t, time.Date(2026, 10, 14, 0, 0, 0, 0, time.UTC).UnixNano()-1, before.to, "before: is exclusive")
 	})
 
 	t.Run("numbers", func(t *testing.T) {
