@@ -31,6 +31,9 @@ var planQueries = []string{
 	"perm*", "tool:b*", "permision~", "error ->", "->", "-(->)", "(error OR 写入) -is:error",
 	"getUserName", "src/main.go", "agent:dsh error", "zzzzqqq", "error zzzzqqq*",
 	"(-> OR ->) error", "error (-> OR ->)", "NOT ->", "写 OR 权", "\"权限\" -\"写入权限\"",
+	// Phrases beside time filters, negated: evalExact runs Bleve on the phrases alone.
+	`"write permission" since:2026-05-01`, `error -("write permission" before:2026-05-01)`,
+	`-("error handler" OR since:2026-08-01)`,
 }
 
 // bleveOracle runs text as plain Bleve would, with no plan: every match, in
