@@ -2,15 +2,22 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.etcd.io/bbolt"
+
+	"github.com/logbook/logbook/archive"
 )
 
 // brokenStates are the states a failure (a full disk, a crash half way, a hand
@@ -278,4 +285,140 @@ func TestReindexSwapsOnlyWhenComplete(t *testing.T) {
 	h := readHolder(dir)
 	require.NotNil(t, h, "the holder record moves to the new directory")
 	assert.Equal(t, os.Getpid(), h.PID)
+}
+
+// unmergedIndex makes a closed index of texts, one Bleve batch (one segment) a
+// text, whose newest snapshot holds every segment: it is indexed with a merge
+// plan under which no segment is small enough to merge. It returns the index's
+// directory and the segments of its newest snapshot.
+func unmergedIndex(t *testing.T, texts ...string) (string, []string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "index")
+	ix, err := Open(dir)
+	require.NoError(t, err)
+	require.NoError(t, ix.Close())
+	bl, err := bleve.OpenUsing(dir, map[string]interface{}{
+		"scorchMergePlanOptions": map[string]interface{}{"MaxSegmentSize": 1},
+	})
+	require.NoError(t, err)
+	for i, text := range texts {
+		b := archive.Block{ID: fmt.Sprintf("b%d", i), SessionID: "s", Project: "p", Agent: "dsh",
+			Kind: archive.BlockAssistant, Role: "assistant", Seq: int64(i), Surface: "current", Text: text}
+		require.NoError(t, bl.Index(b.ID, newBlockDoc(b)))
+	}
+	require.NoError(t, bl.Close())
+	segs, err := newestSegments(dir, time.Second)
+	require.NoError(t, err)
+	require.Len(t, segs, len(texts), "one segment a text")
+	return dir, segs
+}
+
+// awaitMerger waits until Bleve's merger has merged the segments segs of bl, or
+// is waiting in an event callback (held), for at most 10 seconds.
+func awaitMerger(t *testing.T, bl bleve.Index, segs []string) {
+	t.Helper()
+	adv, err := bl.Advanced()
+	require.NoError(t, err)
+	sc := adv.(*scorch.Scorch)
+	held := 0
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(time.Millisecond) {
+		got, err := loadedSegments(bl)
+		require.NoError(t, err)
+		if !slices.Equal(sorted(got), sorted(segs)) {
+			return
+		}
+		if st := sc.StatsMap(); st["TotEventTriggerStarted"].(uint64) > st["TotEventTriggerCompleted"].(uint64) {
+			held++
+		} else {
+			held = 0
+		}
+		if held == 50 {
+			return
+		}
+	}
+	t.Fatal("the merger neither merged nor waited")
+}
+
+// openAwaitingMerger opens the index in dir, as Open does but for a wait, before
+// Open checks what Bleve loaded, until Bleve's merger has merged segs or is held.
+func openAwaitingMerger(t *testing.T, dir string, segs []string) *Index {
+	t.Helper()
+	bleveOpened = func(bl bleve.Index) { awaitMerger(t, bl, segs) }
+	defer func() { bleveOpened = nil }()
+	ix, err := Open(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ix.Close() })
+	return ix
+}
+
+// TestOpenWhileMerging: Bleve's merger starts as the index opens and merges small
+// segments at once. A merge before Open has checked which snapshot Bleve loaded
+// once made Open take the merged snapshot for an older one and discard the index.
+// The test waits for the merger at the point of the race, so it never passed
+// without the hold (holdMerges).
+func TestOpenWhileMerging(t *testing.T) {
+	dir, segs := unmergedIndex(t, "deploy failed", "deploy worked")
+	ix := openAwaitingMerger(t, dir, segs)
+	require.False(t, ix.Rebuilt(), "a merge is no damage")
+	assert.Equal(t, []string{"b0", "b1"}, sorted(searchAll(t, ix, Query{Text: "deploy"})))
+	assert.Eventually(t, func() bool {
+		got, err := loadedSegments(ix.bl)
+		return err == nil && len(got) == 1
+	}, 10*time.Second, 5*time.Millisecond, "the merge goes ahead once Open has checked")
+	assert.Equal(t, []string{"b0", "b1"}, sorted(searchAll(t, ix, Query{Text: "deploy"})))
+}
+
+// TestOpenNewestSnapshotSkipped: Bleve skips a snapshot with a segment it cannot
+// open and loads the one before. Holding the merger back while Open checks must
+// not hide that: the index is discarded and rebuilt.
+func TestOpenNewestSnapshotSkipped(t *testing.T) {
+	dir, segs := unmergedIndex(t, "deploy failed", "deploy worked")
+	// A newer snapshot, as a crash could leave it: the older one's segments
+	// and one more whose file never reached the disk.
+	db, err := bbolt.Open(filepath.Join(dir, storeDir, rootBolt), 0o600, nil)
+	require.NoError(t, err)
+	require.NoError(t, db.Update(func(tx *bbolt.Tx) error {
+		snapshots := tx.Bucket(scorchSnapshots)
+		last, _ := snapshots.Cursor().Last()
+		newer, err := snapshots.CreateBucket(nextKey(t, last))
+		require.NoError(t, err)
+		copyBucket(t, snapshots.Bucket(last), newer)
+		lastSeg, _ := newer.Cursor().Last()
+		lost, err := newer.CreateBucket(nextKey(t, lastSeg))
+		require.NoError(t, err)
+		return lost.Put(scorchSegmentPath, []byte("00000000004f.zap"))
+	}))
+	require.NoError(t, db.Close())
+	want, err := newestSegments(dir, time.Second)
+	require.NoError(t, err)
+	require.ElementsMatch(t, append(slices.Clone(segs), "00000000004f.zap"), want)
+
+	ix := openAwaitingMerger(t, dir, segs)
+	assert.True(t, ix.Rebuilt(), "the older snapshot is not what the revisions describe")
+	assert.Empty(t, searchAll(t, ix, Query{Text: "deploy"}))
+}
+
+// nextKey returns the key in root.bolt of the snapshot epoch or segment id after
+// the one of key k. Numbers up to 109 are one byte each: 136 + the number.
+func nextKey(t *testing.T, k []byte) []byte {
+	t.Helper()
+	require.Len(t, k, 1)
+	require.Less(t, k[0], byte(136+109))
+	return []byte{k[0] + 1}
+}
+
+// copyBucket copies every key and nested bucket of from into to.
+func copyBucket(t *testing.T, from, to *bbolt.Bucket) {
+	t.Helper()
+	require.NoError(t, from.ForEach(func(k, v []byte) error {
+		if v != nil {
+			return to.Put(k, v)
+		}
+		sub, err := to.CreateBucket(k)
+		if err != nil {
+			return err
+		}
+		copyBucket(t, from.Bucket(k), sub)
+		return nil
+	}))
 }
