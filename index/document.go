@@ -151,13 +151,14 @@ func decimal(n *int64) *string {
 
 // docBuilder turns blockDocs into Bleve documents: the documents the mapping
 // makes of them (MapDocument, by reflection), but with the text field analyzed by
-// codeAnalyzer straight into term frequencies (textField). The options of every
+// codeAnalyzer straight into term frequencies (textField), keywords made terms
+// whole (keywordField), and only the term of a time its doc values need
+// (timeField). The options of every
 // field come from the index's own mapping, and a test holds the two ways to the
 // same fields, values and analysis.
 type docBuilder struct {
 	opts     map[string]index.FieldIndexingOptions
 	text     codeAnalyzer
-	keyword  analysis.Analyzer
 	datetime analysis.DateTimeParser
 }
 
@@ -182,9 +183,6 @@ func newDocBuilder(m mapping.IndexMapping) (*docBuilder, error) {
 			return nil, fmt.Errorf("index mapping has no field %q", f)
 		}
 	}
-	if b.keyword = im.AnalyzerNamed(keywordAnalyzer); b.keyword == nil {
-		return nil, fmt.Errorf("no analyzer %q", keywordAnalyzer)
-	}
 	if b.datetime = im.DateTimeParserNamed(timeFormat); b.datetime == nil {
 		return nil, fmt.Errorf("no date parser %q", timeFormat)
 	}
@@ -201,7 +199,7 @@ func (b *docBuilder) document(id string, d blockDoc) *document.Document {
 	doc.AddField(&cappedField{text: text})
 	keyword := func(name string, v *string) {
 		if v != nil {
-			doc.AddField(document.NewTextFieldCustom(name, noArrayPositions, []byte(*v), b.opts[name], b.keyword))
+			doc.AddField(&keywordField{name: name, value: []byte(*v), options: b.opts[name]})
 		}
 	}
 	keyword(fieldSession, &d.Session)
@@ -359,3 +357,39 @@ func (f *timeField) Analyze() {
 // dateLayoutSeparator ends the prefix-coded time in a date field's value, the
 // layout following it (document.NewDateTimeFieldWithIndexingOptions).
 var dateLayoutSeparator = []byte{0xff}
+
+// keywordField is an exact-match field: what Bleve's text field with the
+// keyword analyzer makes of a value (the whole value its one term), without
+// the token stream, nor the copy of a stored value, that the analyzer makes
+// on the way. A block has ten of them.
+type keywordField struct {
+	name    string
+	value   []byte
+	options index.FieldIndexingOptions
+	freqs   index.TokenFrequencies
+}
+
+var _ document.Field = (*keywordField)(nil)
+
+func (f *keywordField) Name() string                                     { return f.name }
+func (f *keywordField) ArrayPositions() []uint64                         { return noArrayPositions }
+func (f *keywordField) Options() index.FieldIndexingOptions              { return f.options }
+func (f *keywordField) Value() []byte                                    { return f.value }
+func (f *keywordField) NumPlainTextBytes() uint64                        { return uint64(len(f.value)) }
+func (f *keywordField) EncodedFieldType() byte                           { return 't' }
+func (f *keywordField) AnalyzedLength() int                              { return 1 }
+func (f *keywordField) AnalyzedTokenFrequencies() index.TokenFrequencies { return f.freqs }
+func (f *keywordField) Size() int                                        { return 96 + len(f.name) + 2*len(f.value) }
+
+// Analyze implements document.Field as analysis.TokenFrequency does for the
+// keyword analyzer's one token.
+func (f *keywordField) Analyze() {
+	tf := &index.TokenFreq{Term: f.value}
+	if !f.options.SkipFreqNorm() {
+		tf.SetFrequency(1)
+	}
+	if f.options.IncludeTermVectors() {
+		tf.Locations = []*index.TokenLocation{{ArrayPositions: noArrayPositions, Start: 0, End: len(f.value), Position: 1}}
+	}
+	f.freqs = index.TokenFrequencies{string(f.value): tf}
+}
