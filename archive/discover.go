@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/logbook/logbook/archive/format"
@@ -38,6 +40,11 @@ type Discovered struct {
 	Roots []string // folders that were walked (for "gone upstream" checks)
 	// Formats names the format of each source (format.Format.Name), by path.
 	Formats map[string]string
+	// Bundles are the files named *.logbook found in the walked folders (plain
+	// files, or links to them), sorted: Logbook's bundles, perhaps, for the
+	// caller to unpack before importing (export.UnpackBundles). Import does
+	// nothing with them.
+	Bundles []string
 	// Problems holds every path that could not be taken, and why, as a problem with
 	// a stable kind:
 	// not-regular-file for a named pipe, device or socket (named on the command line,
@@ -162,6 +169,9 @@ func Discover(paths []string) Discovered {
 			}
 			format := sourceFormat(path, e)
 			if format == "" {
+				if isBundleName(e.Name()) && leadsToRegular(path, e) {
+					d.Bundles = append(d.Bundles, path)
+				}
 				continue
 			}
 			if e.Type().IsRegular() {
@@ -216,7 +226,51 @@ func Discover(paths []string) Discovered {
 		}
 	}
 	sort.Strings(d.Files)
+	sort.Strings(d.Bundles)
 	return d
+}
+
+// Merge adds what other found (a Discover of other paths) to d.
+func (d *Discovered) Merge(other Discovered) {
+	seen := make(map[string]bool, len(d.Files))
+	for _, f := range d.Files {
+		seen[f] = true
+	}
+	for _, f := range other.Files {
+		if !seen[f] {
+			seen[f] = true
+			d.Files = append(d.Files, f)
+			d.Formats[f] = other.Formats[f]
+		}
+	}
+	d.Roots = append(d.Roots, other.Roots...)
+	d.Bundles = append(d.Bundles, other.Bundles...)
+	for p, pr := range other.Problems {
+		if _, ok := d.Problems[p]; !ok {
+			d.Problems[p] = pr
+		}
+	}
+	sort.Strings(d.Files)
+	sort.Strings(d.Bundles)
+	d.Bundles = slices.Compact(d.Bundles)
+}
+
+// BundleSuffix ends the name of a Logbook bundle.
+const BundleSuffix = ".logbook"
+
+// isBundleName reports whether a file name is a bundle's (any case).
+func isBundleName(name string) bool {
+	return len(name) >= len(BundleSuffix) && strings.EqualFold(name[len(name)-len(BundleSuffix):], BundleSuffix)
+}
+
+// leadsToRegular reports whether the walked entry e at path is a plain file or
+// a link to one.
+func leadsToRegular(path string, e fs.DirEntry) bool {
+	if e.Type().IsRegular() {
+		return true
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // Reports are the report entries of the paths that could not be taken, in path

@@ -50,6 +50,10 @@ type ImportOptions struct {
 	// the writer promising it changed nothing else: a format that can
 	// (format.AddedReader) then reads those alone. Pushed sets it.
 	Added []string
+	// Discovered, when not nil, is what Discover found of the paths Import is
+	// given, which it then does not walk again: the caller walked them already
+	// (logbook import, for the bundles among them: Discovered.Bundles).
+	Discovered *Discovered
 }
 
 // Progress reports how far an import has come.
@@ -132,7 +136,12 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 		return nil, err
 	}
 	defer unlock()
-	d := Discover(paths)
+	var d Discovered
+	if opts.Discovered != nil {
+		d = *opts.Discovered
+	} else {
+		d = Discover(paths)
+	}
 	rep := &ImportReport{Files: []FileReport{}, Gone: []string{}}
 	rep.Files = append(rep.Files, d.Reports()...)
 	known, err := s.knownFiles(ctx, "")

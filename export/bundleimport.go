@@ -55,14 +55,33 @@ type ImportedBundle struct {
 // (BundleReports); the rest of the import goes on. The error is a fault of this
 // machine.
 func UnpackBundles(ctx context.Context, dataDir string, paths []string) ([]string, []*ImportedBundle, error) {
-	var out, files []string
+	var plain, found []string
+	for _, p := range paths {
+		if !LooksLikeBundle(p) {
+			plain = append(plain, p)
+			found = append(found, FindBundles(p)...)
+		}
+	}
+	roots, bundles, err := UnpackFound(ctx, dataDir, paths, found)
+	return append(plain, roots...), bundles, err
+}
+
+// UnpackFound is UnpackBundles for a caller that found the bundles under the
+// folders among paths itself (archive.Discovered.Bundles, on the walk the
+// import then takes): it unpacks those and the bundles among paths, and
+// returns the folders of sources they gave, to import beside the paths that
+// are not bundles.
+func UnpackFound(ctx context.Context, dataDir string, paths, found []string) ([]string, []*ImportedBundle, error) {
+	var files, roots []string
 	for _, p := range paths {
 		if LooksLikeBundle(p) {
 			files = append(files, p)
-			continue
 		}
-		out = append(out, p)
-		files = append(files, FindBundles(p)...)
+	}
+	for _, p := range found {
+		if LooksLikeBundle(p) {
+			files = append(files, p)
+		}
 	}
 	var bundles []*ImportedBundle
 	seen := map[string]bool{}
@@ -79,10 +98,10 @@ func UnpackBundles(ctx context.Context, dataDir string, paths []string) ([]strin
 		}
 		bundles = append(bundles, u)
 		for root := range u.roots {
-			out = append(out, root)
+			roots = append(roots, root)
 		}
 	}
-	return out, bundles, nil
+	return roots, bundles, nil
 }
 
 // FindBundles lists the bundles (regular files, or links to them, named
