@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -455,6 +457,7 @@ func TestBundleRedacted(t *testing.T) {
 	assert.Empty(t, sessionHealth(t, fresh))
 	dirs, err := os.ReadDir(filepath.Join(fresh, export.BundlesDir))
 	require.NoError(t, err)
+	dirs = slices.DeleteFunc(dirs, func(d os.DirEntry) bool { return strings.HasPrefix(d.Name(), ".") }) // .stamps
 	require.Len(t, dirs, 1)
 	tree := openhandstest.ReadTree(t, filepath.Join(fresh, export.BundlesDir, dirs[0].Name()))
 	assert.Contains(t, tree, "sessions/1/session.md")
@@ -660,4 +663,58 @@ func TestBundleCutShort(t *testing.T) {
 	r = cliData(t, fresh, "import", good)
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Len(t, sessionHealth(t, fresh), 3)
+}
+
+// TestBundleUnderRootNotReadAgain: a bundle kept under a folder that is
+// imported again is checked and unpacked once; while the bundle file and what
+// it unpacked are as they were, a later import takes the unpacked folder as it
+// is, without a pass over the bundle. Once the bundle file changes (here: one
+// byte of an entry, and its modification time), it is checked again and the
+// damage is reported.
+func TestBundleUnderRootNotReadAgain(t *testing.T) {
+	data, a, _ := importGenerated(t)
+	root := t.TempDir()
+	bundle := filepath.Join(root, "shared", "a.logbook")
+	require.NoError(t, os.MkdirAll(filepath.Dir(bundle), 0o755))
+	r := cliData(t, data, "export", "--format", "bundle", "--session", a.ID(), "-o", bundle)
+	require.Equal(t, 0, r.code, r.stderr)
+
+	fresh := t.TempDir()
+	r = cliData(t, fresh, "import", "--json", root)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, map[string]string{a.ID(): "ok"}, sessionHealth(t, fresh))
+
+	// Damage the session's entry in place, keeping the file's size and time.
+	fi, err := os.Stat(bundle)
+	require.NoError(t, err)
+	zr, err := zip.OpenReader(bundle)
+	require.NoError(t, err)
+	var at int64 = -1
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, ".jsonl") {
+			off, err := f.DataOffset()
+			require.NoError(t, err)
+			at = off + int64(f.CompressedSize64)/2
+		}
+	}
+	require.NoError(t, zr.Close())
+	require.Positive(t, at, "the bundle holds the session's log")
+	raw, err := os.ReadFile(bundle)
+	require.NoError(t, err)
+	raw[at] ^= 0xff
+	require.NoError(t, os.WriteFile(bundle, raw, 0o644))
+	require.NoError(t, os.Chtimes(bundle, fi.ModTime(), fi.ModTime()))
+
+	again := mustJSON[map[string]any](t, fresh, "import", "--json", root)
+	for _, f := range objs(t, again["files"]) {
+		assert.Equal(t, "unchanged", f["action"], "not read again: %v", f["path"])
+	}
+
+	// Touched: read again, and the damage is found.
+	later := fi.ModTime().Add(time.Second)
+	require.NoError(t, os.Chtimes(bundle, later, later))
+	r = cliData(t, fresh, "import", "--json", root)
+	assert.Equal(t, 1, r.code, "the damaged entry is reported: %s", r.stderr)
+	assert.Contains(t, r.stdout, string(export.KindBundleDamaged))
+	assert.Equal(t, map[string]string{a.ID(): "ok"}, sessionHealth(t, fresh), "what was archived stays")
 }

@@ -160,13 +160,21 @@ func unpackBundle(ctx context.Context, dataDir, p string) (*ImportedBundle, erro
 	}
 	defer b.Close()
 	u.dir, u.m = filepath.Join(dataDir, BundlesDir, b.ID), b.Manifest
-	// Unpack checks each entry against the manifest as it writes it, and keeps
-	// nothing of a session whose source has an entry at fault.
-	res, err := b.Unpack(ctx, u.dir)
-	if err != nil {
-		return nil, err
+	if unpackedBefore(dataDir, p, u.dir, b) {
+		// Checked and unpacked whole before, and unchanged since (bundlestamp.go).
+		u.damaged = map[string]*BundleError{}
+	} else {
+		// Unpack checks each entry against the manifest as it writes it, and
+		// keeps nothing of a session whose source has an entry at fault.
+		res, err := b.Unpack(ctx, u.dir)
+		if err != nil {
+			return nil, err
+		}
+		u.faults, u.damaged = res.Faults, res.Damaged
+		if len(u.faults) == 0 {
+			stampUnpacked(dataDir, p, u.dir, b)
+		}
 	}
-	u.faults, u.damaged = res.Faults, res.Damaged
 	for _, s := range b.Manifest.Sessions {
 		if s.Source != "" && u.damaged[s.ID] == nil {
 			u.roots[filepath.Join(u.dir, filepath.FromSlash(strings.TrimSuffix(s.Source, "/")))] = s
