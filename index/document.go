@@ -150,12 +150,12 @@ func decimal(n *int64) *string {
 }
 
 // docBuilder turns blockDocs into Bleve documents: the documents the mapping
-// makes of them (MapDocument, by reflection), but with the text field analyzed by
-// codeAnalyzer straight into term frequencies (textField), keywords made terms
-// whole (keywordField), and only the term of a time its doc values need
-// (timeField). The options of every
-// field come from the index's own mapping, and a test holds the two ways to the
-// same fields, values and analysis.
+// makes of them (MapDocument, by reflection), but with the text field analyzed
+// by codeAnalyzer straight into term frequencies (textField), keywords made
+// terms whole (keywordField), and only the term of a time its doc values need
+// (timeField). The options of every field come from the index's own mapping,
+// and a test holds the two ways to the same fields, values and analysis (but
+// for the time terms Bleve's way adds).
 type docBuilder struct {
 	opts     map[string]index.FieldIndexingOptions
 	text     codeAnalyzer
