@@ -37,8 +37,9 @@
 //
 // Size: the text is stored too, for highlighting. The index of the real
 // 87,208-event corpus log (3,548,334 bytes of JSONL, 469 blocks, 582 KB of block
-// text) takes about 1.8 MB a copy (36 MB for the 20 copies of
-// BenchmarkImportSearchableRealLog, 46 MB while it held CJK unigrams too). Term
+// text) takes about 1.7 MB a copy (35 MB for the 20 copies of
+// BenchmarkImportSearchableRealLog, 36 MB while a block's time held 16 terms,
+// 46 MB while it held CJK unigrams too). Term
 // vectors (positions and offsets, which phrases and highlighting need) are the
 // largest part of it.
 //

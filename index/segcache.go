@@ -131,7 +131,8 @@ func (sc *segCache) timesFromDocValues() ([]int64, []uint32, error) {
 	for d := range n {
 		t := int64(noTime)
 		state, err = dv.VisitDocValues(d, fields, func(_ string, term []byte) {
-			// The field holds a term per precision step; shift 0 is the value.
+			// Shift 0 is the value: the one term timeField indexes, beside a
+			// term per precision step in blocks indexed before it.
 			pc := numeric.PrefixCoded(term)
 			if shift, err := pc.Shift(); err == nil && shift == 0 {
 				if v, err := pc.Int64(); err == nil {
