@@ -55,22 +55,11 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 	// unpacked first; a damaged one, or a session of one, gives nothing and is
 	// reported, and the rest goes on (export/bundleimport.go). The folders are
 	// walked once: the walk that finds the bundles under them is the import's.
-	var plain []string
-	for _, p := range paths {
-		if !export.LooksLikeBundle(p) {
-			plain = append(plain, p)
-		}
-	}
-	found := archive.Discover(plain)
-	roots, bundles, err := export.UnpackFound(ctx, e.dataDir, paths, found.Bundles)
+	paths, found, bundles, err := export.DiscoverBundles(ctx, e.dataDir, paths)
 	if err != nil {
 		return err
 	}
-	if len(roots) > 0 {
-		found.Merge(archive.Discover(roots))
-	}
-	paths = append(plain, roots...)
-	opts.Discovered = &found
+	opts.Discovered = found
 	if len(paths) == 0 {
 		// Only bundles that give nothing to import (redacted or damaged): an
 		// empty list would mean the default roots.

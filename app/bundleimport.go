@@ -47,12 +47,14 @@ type opener interface {
 }
 
 // unpackBundles replaces the bundles among paths, and adds those under its
-// folders, by the sessions they hold, unpacked into the data directory.
-func (a *App) unpackBundles(ctx context.Context, paths []string) ([]string, []*export.ImportedBundle, error) {
+// folders, by the sessions they hold, unpacked into the data directory. It
+// returns what the walk found of the paths to import (export.DiscoverBundles),
+// nil when it did not walk them.
+func (a *App) unpackBundles(ctx context.Context, paths []string) ([]string, *archive.Discovered, []*export.ImportedBundle, error) {
 	if a.deps.DataDir == "" {
-		return paths, nil, nil // no data directory to unpack into (a bare test app)
+		return paths, nil, nil, nil // no data directory to unpack into (a bare test app)
 	}
-	return export.UnpackBundles(ctx, a.deps.DataDir, paths)
+	return export.DiscoverBundles(ctx, a.deps.DataDir, paths)
 }
 
 // followSource is the live follower's Source: a bundle (named *.logbook) is
@@ -86,7 +88,7 @@ func (a *App) followBundles(ctx context.Context, paths []string) ([]string, []*e
 	if len(files) == 0 {
 		return rest, nil, nil
 	}
-	unpacked, bundles, err := a.unpackBundles(ctx, files)
+	unpacked, _, bundles, err := a.unpackBundles(ctx, files)
 	if err != nil {
 		return nil, nil, fmt.Errorf("unpack bundles: %w", err)
 	}

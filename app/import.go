@@ -188,7 +188,7 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 	}
 	// Bundles among the paths, or under its folders, are unpacked into the data
 	// directory and their sessions imported from there (bundleimport.go).
-	paths, bundles, err := a.unpackBundles(ctx, paths)
+	paths, found, bundles, err := a.unpackBundles(ctx, paths)
 	if err != nil {
 		return nil, fmt.Errorf("unpack bundles: %w", err)
 	}
@@ -197,7 +197,7 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 		tick.ready() // the start event counts against the rate
 		stopAlong := a.syncAlong(ctx)
 		// Store.Import reads the default roots when given none, hence the guard.
-		rep, err = a.deps.Archive.Import(ctx, paths, archive.ImportOptions{LenientHeaders: settings.LenientHeaders, Progress: func(p archive.Progress) {
+		rep, err = a.deps.Archive.Import(ctx, paths, archive.ImportOptions{LenientHeaders: settings.LenientHeaders, Discovered: found, Progress: func(p archive.Progress) {
 			if tick.ready() {
 				a.events.Publish(EventImportProgress, ImportProgress{File: p.File, FileIndex: p.FileIndex, Files: p.Files,
 					DoneBytes: p.DoneBytes + p.FileBytes, TotalBytes: p.TotalBytes, Phase: "import"})

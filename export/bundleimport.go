@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -55,34 +54,30 @@ type ImportedBundle struct {
 // (BundleReports); the rest of the import goes on. The error is a fault of this
 // machine.
 func UnpackBundles(ctx context.Context, dataDir string, paths []string) ([]string, []*ImportedBundle, error) {
-	var plain, found []string
-	for _, p := range paths {
-		if !LooksLikeBundle(p) {
-			plain = append(plain, p)
-			found = append(found, FindBundles(p)...)
-		}
-	}
-	roots, bundles, err := UnpackFound(ctx, dataDir, paths, found)
-	return append(plain, roots...), bundles, err
+	paths, _, bundles, err := DiscoverBundles(ctx, dataDir, paths)
+	return paths, bundles, err
 }
 
-// UnpackFound is UnpackBundles for a caller that found the bundles under the
-// folders among paths itself (archive.Discovered.Bundles, on the walk the
-// import then takes): it unpacks those and the bundles among paths, and
-// returns the folders of sources they gave, to import beside the paths that
-// are not bundles.
-func UnpackFound(ctx context.Context, dataDir string, paths, found []string) ([]string, []*ImportedBundle, error) {
-	var files, roots []string
+// DiscoverBundles is UnpackBundles that also returns what archive.Discover
+// found of the paths it returns, for the import to take (ImportOptions.Discovered):
+// the folders among paths are walked once, the walk that finds their sessions
+// listing the bundles under them too (Discovered.Bundles).
+func DiscoverBundles(ctx context.Context, dataDir string, paths []string) ([]string, *archive.Discovered, []*ImportedBundle, error) {
+	var plain, files []string
 	for _, p := range paths {
 		if LooksLikeBundle(p) {
 			files = append(files, p)
+		} else {
+			plain = append(plain, p)
 		}
 	}
-	for _, p := range found {
+	d := archive.Discover(plain)
+	for _, p := range d.Bundles {
 		if LooksLikeBundle(p) {
 			files = append(files, p)
 		}
 	}
+	var roots []string
 	var bundles []*ImportedBundle
 	seen := map[string]bool{}
 	for _, p := range files {
@@ -94,40 +89,17 @@ func UnpackFound(ctx context.Context, dataDir string, paths, found []string) ([]
 		}
 		u, err := unpackBundle(ctx, dataDir, p)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		bundles = append(bundles, u)
 		for root := range u.roots {
 			roots = append(roots, root)
 		}
 	}
-	return roots, bundles, nil
-}
-
-// FindBundles lists the bundles (regular files, or links to them, named
-// *.logbook) under root when it is a folder. What cannot be walked is left to
-// the import, which reports it.
-func FindBundles(root string) []string {
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil
+	if len(roots) > 0 {
+		d.Merge(archive.Discover(roots))
 	}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real // walked where it leads, as the import walks it
-	}
-	var out []string
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if d != nil && d.IsDir() && p != root {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && strings.HasSuffix(strings.ToLower(d.Name()), ".logbook") && LooksLikeBundle(p) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
+	return append(plain, roots...), &d, bundles, nil
 }
 
 func unpackBundle(ctx context.Context, dataDir, p string) (*ImportedBundle, error) {

@@ -77,8 +77,8 @@ func unpackedBefore(dataDir, p, dir string, b *Bundle) bool {
 	}
 	for _, mf := range b.whole {
 		was, recorded := st.Files[mf.Name]
-		now, ok := statStamp(filepath.Join(dir, filepath.FromSlash(mf.Name)))
-		if !recorded || !ok || now != was || now.Size != mf.Bytes {
+		is, ok := statStamp(filepath.Join(dir, filepath.FromSlash(mf.Name)))
+		if !recorded || !ok || is != was || is.Size != mf.Bytes {
 			return false
 		}
 	}

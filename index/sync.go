@@ -302,17 +302,10 @@ func (w *batchWriter) close() error {
 	return w.wait()
 }
 
-// session queues a session's blocks, deletes of its documents the archive no
-// longer has, and its revision. The revision is queued after the last document,
-// so it is recorded once the batch that completes the session is written.
-func (w *batchWriter) session(ctx context.Context, src Source, id string) (int, error) {
-	return w.sessionRead(ctx, id, func(fn func(archive.Block) error) (int64, error) {
-		return src.SessionBlocks(ctx, id, fn)
-	})
-}
-
-// sessionRead is session with the session's blocks passed on by read, which
-// returns the revision they were read at.
+// sessionRead queues a session's blocks, passed on by read (which returns the
+// revision they were read at), deletes of its documents the archive no longer
+// has, and its revision. The revision is queued after the last document, so it
+// is recorded once the batch that completes the session is written.
 func (w *batchWriter) sessionRead(ctx context.Context, id string, read func(func(archive.Block) error) (int64, error)) (int, error) {
 	old, err := w.sessionDocIDs(ctx, id)
 	if err != nil {
