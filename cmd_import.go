@@ -93,6 +93,7 @@ func cmdImport(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "logbook import: waiting for %s to finish (imports of one archive run one at a time)\n", holder)
 	}
 	along := e.startIndexAlong(ctx, s)
+	opts.CommittedSessions = along.committed()
 	rep, err := s.Import(ctx, paths, *opts)
 	bar.finish()
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // for the whole import.
 type indexAlong struct {
 	ix   *index.Index
+	feed *index.AlongFeed // the import names the sessions it commits here
 	stop chan struct{}
 	done chan error
 }
@@ -29,12 +30,20 @@ func (e *env) startIndexAlong(ctx context.Context, s *archive.Store) *indexAlong
 	if err != nil {
 		return nil
 	}
-	a := &indexAlong{ix: ix, stop: make(chan struct{}), done: make(chan error, 1)}
+	a := &indexAlong{ix: ix, feed: index.NewAlongFeed(), stop: make(chan struct{}), done: make(chan error, 1)}
 	go func() {
-		_, err := ix.SyncAlong(ctx, s, a.stop)
+		_, err := ix.SyncAlong(ctx, s, a.stop, a.feed)
 		a.done <- err
 	}()
 	return a
+}
+
+// committed is the import's CommittedSessions while a is running, else nil.
+func (a *indexAlong) committed() func([]string) {
+	if a == nil {
+		return nil
+	}
+	return a.feed.Committed
 }
 
 // finish stops the background syncing and brings the index level with the archive;

@@ -195,14 +195,15 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 	if len(paths) > 0 {
 		a.events.Publish(EventImportProgress, ImportProgress{Phase: "import"})
 		tick.ready() // the start event counts against the rate
-		stopAlong := a.syncAlong(ctx)
+		committed, stopAlong := a.syncAlong(ctx)
 		// Store.Import reads the default roots when given none, hence the guard.
-		rep, err = a.deps.Archive.Import(ctx, paths, archive.ImportOptions{LenientHeaders: settings.LenientHeaders, Discovered: found, Progress: func(p archive.Progress) {
-			if tick.ready() {
-				a.events.Publish(EventImportProgress, ImportProgress{File: p.File, FileIndex: p.FileIndex, Files: p.Files,
-					DoneBytes: p.DoneBytes + p.FileBytes, TotalBytes: p.TotalBytes, Phase: "import"})
-			}
-		}})
+		rep, err = a.deps.Archive.Import(ctx, paths, archive.ImportOptions{LenientHeaders: settings.LenientHeaders, Discovered: found,
+			CommittedSessions: committed, Progress: func(p archive.Progress) {
+				if tick.ready() {
+					a.events.Publish(EventImportProgress, ImportProgress{File: p.File, FileIndex: p.FileIndex, Files: p.Files,
+						DoneBytes: p.DoneBytes + p.FileBytes, TotalBytes: p.TotalBytes, Phase: "import"})
+				}
+			}})
 		stopAlong()
 		if err != nil {
 			return nil, fmt.Errorf("import %v: %w", paths, err)
@@ -238,19 +239,21 @@ func (a *App) runImport(ctx context.Context, roots []string, run *ImportRun) ([]
 
 // syncAlong feeds the search index while an import runs (index.SyncAlong): on two
 // cores a session is indexed while the archive reads the next, and during a long
-// first import what is already imported can be searched. The returned func stops
-// it and waits for it; a failure is only logged, as the sync after the import
-// brings the index level anyway.
-func (a *App) syncAlong(ctx context.Context) (stop func()) {
+// first import what is already imported can be searched. The import names the
+// sessions it commits to committed (its CommittedSessions; nil without an index);
+// stop stops the indexing and waits for it. A failure is only logged, as the sync
+// after the import brings the index level anyway.
+func (a *App) syncAlong(ctx context.Context) (committed func([]string), stop func()) {
 	if a.deps.Index == nil {
-		return func() {}
+		return nil, func() {}
 	}
+	feed := index.NewAlongFeed()
 	ch, done := make(chan struct{}), make(chan error, 1)
 	go func() {
-		_, err := a.deps.Index.SyncAlong(ctx, a.deps.Archive, ch)
+		_, err := a.deps.Index.SyncAlong(ctx, a.deps.Archive, ch, feed)
 		done <- err
 	}()
-	return func() {
+	return feed.Committed, func() {
 		close(ch)
 		if err := <-done; err != nil && ctx.Err() == nil && !errors.Is(err, index.ErrClosed) {
 			a.log.Warn("indexing along the import failed; the sync after it catches up", "err", err)

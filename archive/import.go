@@ -27,6 +27,12 @@ type ImportOptions struct {
 	// Committed, when set, is called after each intermediate batch of a file is
 	// durably committed, with the last line it holds.
 	Committed func(path string, line int64)
+	// CommittedSessions, when set, is called by Import (and ImportFile) on its
+	// own goroutine each time a commit makes whole files' changes durable, with the ids of the
+	// sessions those files changed: what an index fed along the import
+	// (index.AlongFeed) reads next, instead of looking at every session's
+	// revision. It must return quickly; the import waits for it.
+	CommittedSessions func(ids []string)
 	// Waiting, when set, is told who holds the archive's import lock when this
 	// import has to wait for another one to finish (see lockImports).
 	Waiting func(holder string)
@@ -215,8 +221,25 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 	defer batch.rollback() // committed on every return but a panic's
 	repAt := map[int]int{} // where each file's report is in rep.Files
 	freeSpace := false     // a file failed on a full disk: checkpoint before going on
+	// committed tells opts.CommittedSessions of the changed sessions among the
+	// files (Import's indexes) just committed.
+	committed := func(files ...int) {
+		if opts.CommittedSessions == nil {
+			return
+		}
+		var ids []string
+		for _, k := range files {
+			if fr := rep.Files[repAt[k]]; fr.Changed && fr.SessionID != "" {
+				ids = append(ids, fr.SessionID)
+			}
+		}
+		if len(ids) > 0 {
+			opts.CommittedSessions(ids)
+		}
+	}
 	settle := func() {
-		committed := batch.commit() == nil && !batch.lost
+		pending := append([]int(nil), batch.pending...)
+		ok := batch.commit() == nil && !batch.lost
 		if freeSpace {
 			// The WAL holds every page written since the last checkpoint, and a
 			// failed transaction leaves it as large as it grew: moving it into the
@@ -228,16 +251,17 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 				s.Logger.Debug("checkpoint after a full disk failed", "err", err)
 			}
 		}
-		if committed {
+		if ok {
+			committed(pending...)
 			return
 		}
 		// Rolled back whole (a file in it failed, or SQLite gave up the transaction):
 		// the batch's files are imported again, each on its own, and their reports
 		// are the ones of that try.
-		again := append([]int(nil), batch.pending...)
 		batch.pending, batch.bytes, batch.lost = batch.pending[:0], 0, false
-		for _, k := range again {
+		for _, k := range pending {
 			rep.Files[repAt[k]] = s.importFile(ctx, fms[k], d.Files[k], fileOpts(k), nil, nil)
+			committed(k)
 		}
 	}
 	for i, f := range d.Files {
@@ -256,7 +280,9 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 			if fo.Progress != nil {
 				fo.Progress(Progress{File: f})
 			}
+			repAt[i] = len(rep.Files)
 			rep.Files = append(rep.Files, s.importSourceReport(ctx, fms[i], f, fo, known[f]))
+			committed(i)
 			continue
 		}
 		fo := fileOpts(i)
@@ -294,6 +320,8 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 		rep.Files = append(rep.Files, fr)
 		if n := len(batch.pending); n > 0 && batch.pending[n-1] == i {
 			batch.bytes += sizes[i]
+		} else {
+			committed(i) // in a transaction of its own, or failed
 		}
 		if fr.Error != nil && fr.Error.Kind == KindDiskFull {
 			freeSpace = true
@@ -349,10 +377,16 @@ func (s *Store) ImportFile(ctx context.Context, path string, opts ImportOptions)
 	}
 	defer unlock()
 	fm := formatNamed(formatOfPath(path))
+	var fr FileReport
 	if _, ok := fm.(format.StreamReader); !ok {
-		return s.importSourceReport(ctx, fm, path, opts, nil)
+		fr = s.importSourceReport(ctx, fm, path, opts, nil)
+	} else {
+		fr = s.importFile(ctx, fm, path, opts, nil, nil)
 	}
-	return s.importFile(ctx, fm, path, opts, nil, nil)
+	if opts.CommittedSessions != nil && fr.Changed && fr.SessionID != "" {
+		opts.CommittedSessions([]string{fr.SessionID})
+	}
+	return fr
 }
 
 // importSourceReport is importSource's report (see runReport).

@@ -107,6 +107,61 @@ func TestImportBatch(t *testing.T) {
 		assertArchived(t, s, rep, want)
 	})
 
+	t.Run("NamesCommittedSessions", func(t *testing.T) {
+		// CommittedSessions names each session an import changed once, after the
+		// commit that holds it: a batch's sessions when the batch commits, a large
+		// file's after its own transaction, a lost batch's when each is imported
+		// again; never the file that failed.
+		root, paths, want := smallSessions(t, 12)
+		large := dshgen.Generate(dshgen.Options{Seed: 99, Cwd: "/home/dev/large", Turns: 12, ToolResultBytes: 40_000})
+		largePath, err := large.WriteFile(root, false)
+		require.NoError(t, err)
+		require.Greater(t, large.Size(), int64(batchFileBytes), "the large file is imported on its own")
+		want[large.ID()] = large.JSONL()
+		s := openTestStore(t)
+		bad := paths[5]
+		s.importFault = func(path string) error {
+			if path == bad {
+				return errors.New("injected fault")
+			}
+			return nil
+		}
+		named := map[string]int{}
+		opts := ImportOptions{CommittedSessions: func(ids []string) {
+			revs, err := s.Revisions(ctx) // another connection: sees only what is committed
+			require.NoError(t, err)
+			for _, id := range ids {
+				named[id]++
+				assert.Positive(t, revs[id], "%s is named once its import is committed", id)
+			}
+		}}
+		rep, err := s.Import(ctx, []string{root}, opts)
+		require.NoError(t, err)
+		changed := map[string]int{}
+		for _, f := range rep.Files {
+			if f.Changed {
+				changed[f.SessionID] = 1
+			}
+			assert.Equal(t, f.Path == bad, f.Verdict == VerdictFailed, f.Path)
+		}
+		assert.Len(t, changed, 12, "eleven small sessions and the large one")
+		assert.Equal(t, changed, named, "each changed session is named once")
+		assert.Contains(t, named, large.ID(), "%s, imported on its own, is named", largePath)
+		assertArchived(t, s, rep, want)
+
+		s.importFault = nil
+		clear(named)
+		rep, err = s.Import(ctx, []string{root}, opts)
+		require.NoError(t, err)
+		var failed string
+		for _, f := range rep.Files {
+			if f.Path == bad {
+				failed = f.SessionID
+			}
+		}
+		assert.Equal(t, map[string]int{failed: 1}, named, "unchanged files are not named; the one read again is")
+	})
+
 	t.Run("ReportsMatchUnbatched", func(t *testing.T) {
 		// A file's report is the same whether its file was imported in a batch or
 		// alone.

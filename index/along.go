@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -12,9 +14,10 @@ import (
 	"github.com/logbook/logbook/archive"
 )
 
-// alongPoll is how often SyncAlong looks for sessions the import has committed.
-// Each look reads every session's revision, so it is a few times a second, not a
-// busy loop.
+// alongPoll is how often SyncAlong, not fed, looks for sessions the import has
+// committed. Each look reads every session's revision, so it is a few times a
+// second, not a busy loop. Fed, it writes what it has queued once the feed has
+// named nothing new for this long.
 const alongPoll = 150 * time.Millisecond
 
 // SyncAlong indexes the sessions an import commits while the import runs, until
@@ -29,13 +32,53 @@ const alongPoll = 150 * time.Millisecond
 // Each session's revision is still recorded only after its last documents are
 // written, so whatever ends SyncAlong (ctx, an error, a crash) leaves no session
 // claiming a revision whose documents are not all written.
-func (ix *Index) SyncAlong(ctx context.Context, src Source, stop <-chan struct{}) (SyncStats, error) {
+//
+// With a feed (not nil) that the import tells of the sessions it commits
+// (archive.ImportOptions.CommittedSessions: AlongFeed.Committed), SyncAlong looks
+// at every session's revision once, as it starts, and then indexes the sessions
+// the feed names as soon as they are committed. Without one it looks at every
+// revision a few times a second.
+func (ix *Index) SyncAlong(ctx context.Context, src Source, stop <-chan struct{}, feed *AlongFeed) (SyncStats, error) {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
-	return ix.withBleve(func(bl bleve.Index, revs *revStore) (SyncStats, error) { return ix.along(ctx, bl, revs, src, stop) })
+	return ix.withBleve(func(bl bleve.Index, revs *revStore) (SyncStats, error) {
+		return ix.along(ctx, bl, revs, src, stop, feed)
+	})
 }
 
-func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, src Source, stop <-chan struct{}) (SyncStats, error) {
+// AlongFeed passes the sessions an import commits to SyncAlong. Its zero value
+// is not usable: make one with NewAlongFeed.
+type AlongFeed struct {
+	mu   sync.Mutex
+	ids  []string
+	wake chan struct{} // holds a token while ids is not empty
+}
+
+func NewAlongFeed() *AlongFeed { return &AlongFeed{wake: make(chan struct{}, 1)} }
+
+// Committed tells SyncAlong that the sessions ids have been committed. It never
+// blocks; a session named twice is indexed once if both come before it looks.
+func (f *AlongFeed) Committed(ids []string) {
+	f.mu.Lock()
+	f.ids = append(f.ids, ids...)
+	f.mu.Unlock()
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the sessions committed since the last take, sorted, each once.
+func (f *AlongFeed) take() []string {
+	f.mu.Lock()
+	ids := f.ids
+	f.ids = nil
+	f.mu.Unlock()
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, src Source, stop <-chan struct{}, feed *AlongFeed) (SyncStats, error) {
 	start := time.Now()
 	var st SyncStats
 	listed, err := listedSessions(bl)
@@ -50,29 +93,40 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, s
 	defer func() { _ = w.wait() }()
 	queued := map[string]int64{} // sessions queued by this call, at the revision seen
 	var seen map[string]int64    // the revisions of the last look, each indexed or queued
-	for {
+	for looked := false; ; looked = true {
 		stopping := closed(stop)
 		lookStart := time.Now()
-		revs, err := src.Revisions(ctx)
-		if err != nil {
-			return st, fmt.Errorf("sync along: %w", err)
-		}
-		st.Sessions = len(revs)
 		var todo []string
-		for id, rev := range revs {
-			if q, ok := queued[id]; ok && q == rev {
-				continue
+		if feed != nil && looked {
+			// What the import committed since the last look. A session it names again
+			// (committed again since) is indexed again.
+			todo = feed.take()
+		} else {
+			if feed != nil {
+				// The look below sees every session committed so far.
+				feed.take()
 			}
-			if r, ok := seen[id]; ok && r == rev {
-				continue // found current at the last look, and nothing else writes
+			revs, err := src.Revisions(ctx)
+			if err != nil {
+				return st, fmt.Errorf("sync along: %w", err)
 			}
-			if !indexedAt(indexed, id, rev) {
-				todo = append(todo, id)
+			st.Sessions = len(revs)
+			for id, rev := range revs {
+				if q, ok := queued[id]; ok && q == rev {
+					continue
+				}
+				if r, ok := seen[id]; ok && r == rev {
+					continue // found current at the last look, and nothing else writes
+				}
+				if !indexedAt(indexed, id, rev) {
+					todo = append(todo, id)
+				}
 			}
+			sort.Strings(todo)
+			seen = revs
 		}
-		sort.Strings(todo)
 		look := time.Since(lookStart)
-		// index queues one session read at revs[id].
+		// index queues one session, recording the revision it was read at.
 		index := func(id string, read func(func(archive.Block) error) (int64, error)) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -85,11 +139,16 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, s
 				}
 				w.listed[id] = struct{}{}
 			}
-			n, err := w.sessionRead(ctx, id, read)
+			var rev int64
+			n, err := w.sessionRead(ctx, id, func(fn func(archive.Block) error) (int64, error) {
+				r, err := read(fn)
+				rev = r
+				return r, err
+			})
 			if err != nil {
 				return err
 			}
-			queued[id] = revs[id]
+			queued[id] = rev
 			w.listed[id] = struct{}{}
 			st.Indexed++
 			st.Docs += n
@@ -102,24 +161,40 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, s
 			}
 			return st, fmt.Errorf("sync along: %w", err)
 		}
-		seen = revs // every session is now indexed or queued at its revision
-		if len(todo) == 0 || stopping {
-			// Nothing new, or the import is done: what is queued becomes searchable.
+		if stopping {
+			// The import is done: what is queued becomes searchable.
 			if err := w.close(); err != nil {
 				return st, fmt.Errorf("sync along: %w", err)
 			}
-		}
-		if stopping {
 			break
 		}
-		// A look reads every session's revision: in a large archive it waits at
-		// least nine times as long as the look took, so looking costs at most a
-		// tenth of a core whatever the number of sessions.
+		if len(todo) == 0 {
+			// Nothing new since the last look (fed: for alongPoll): what is queued is
+			// written, to be searchable. While the import goes on, the batch fills
+			// across its commits instead, so its segments are as large as a Sync's.
+			if err := w.flush(); err != nil {
+				return st, fmt.Errorf("sync along: %w", err)
+			}
+		}
+		var poll <-chan time.Time
+		var wake <-chan struct{}
+		if feed != nil {
+			wake = feed.wake
+			if w.b.Size() > 0 || len(w.done) > 0 {
+				poll = time.After(alongPoll)
+			}
+		} else {
+			// A look reads every session's revision: in a large archive it waits at
+			// least nine times as long as the look took, so looking costs at most a
+			// tenth of a core whatever the number of sessions.
+			poll = time.After(max(alongPoll, 9*look))
+		}
 		select {
 		case <-ctx.Done():
 			return st, ctx.Err()
 		case <-stop:
-		case <-time.After(max(alongPoll, 9*look)):
+		case <-wake:
+		case <-poll:
 		}
 	}
 	st.TookMS = float64(time.Since(start).Microseconds()) / 1000

@@ -19,41 +19,84 @@ import (
 // three growing parts: what each import commits becomes searchable while the
 // import goes on, and the index at the end equals one built at once.
 func TestSyncAlongEqualsSync(t *testing.T) {
-	ctx := context.Background()
-	s := archivetest.MustOpen(t)
-	root := t.TempDir()
-	ix := openIndex(t)
-	stop, wait := startAlong(ctx, ix, s)
-	searchable := func() bool {
-		n, err := ix.Pending(ctx, s)
-		return err == nil && n == 0
-	}
+	for _, fed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "looking", true: "fed"}[fed], func(t *testing.T) {
+			ctx := context.Background()
+			s := archivetest.MustOpen(t)
+			root := t.TempDir()
+			ix := openIndex(t)
+			var opts archive.ImportOptions
+			var feed *AlongFeed
+			src := &revisionCounting{Store: s}
+			if fed {
+				feed = NewAlongFeed()
+				opts.CommittedSessions = feed.Committed
+			}
+			stop, wait := startAlongFed(ctx, ix, src, feed)
+			searchable := func() bool {
+				n, err := ix.Pending(ctx, s)
+				return err == nil && n == 0
+			}
+			importFile := func(path string) {
+				fr := s.ImportFile(ctx, path, opts)
+				require.Nil(t, fr.Error)
+			}
+			generated := func(o dshgen.Options) {
+				path, err := dshgen.Generate(o).WriteFile(root, true)
+				require.NoError(t, err)
+				importFile(path)
+			}
 
-	grow := dshgen.Generate(dshgen.Options{Seed: 42, Turns: 14, Cwd: "/home/dev/gamma"})
-	lines := len(grow.Lines()) - 1
-	importGenerated(t, s, root, genOptions[0])
-	for _, n := range []int{lines / 3, 2 * lines / 3} {
-		fr := s.ImportFile(ctx, writePrefix(t, grow, root, n), archive.ImportOptions{})
-		require.Nil(t, fr.Error)
-		require.Eventually(t, searchable, 20*time.Second, 10*time.Millisecond,
-			"what the import committed becomes searchable while it runs")
-	}
-	// The last part and another session land just before the import ends: the look
-	// SyncAlong takes once stopped finds them.
-	fr := s.ImportFile(ctx, writePrefix(t, grow, root, lines), archive.ImportOptions{})
-	require.Nil(t, fr.Error)
-	importGenerated(t, s, root, genOptions[1])
-	close(stop)
-	st, err := wait()
-	require.NoError(t, err)
-	assert.Equal(t, 5, st.Indexed, "each session at each revision the import committed, once")
-	assert.True(t, searchable(), "nothing committed before the stop is left to index")
-	var after SyncStats
+			grow := dshgen.Generate(dshgen.Options{Seed: 42, Turns: 14, Cwd: "/home/dev/gamma"})
+			lines := len(grow.Lines()) - 1
+			generated(genOptions[0])
+			for _, n := range []int{lines / 3, 2 * lines / 3} {
+				importFile(writePrefix(t, grow, root, n))
+				require.Eventually(t, searchable, 20*time.Second, 10*time.Millisecond,
+					"what the import committed becomes searchable while it runs")
+			}
+			// The last part and another session land just before the import ends: the
+			// look SyncAlong takes once stopped (or the feed) names them.
+			importFile(writePrefix(t, grow, root, lines))
+			generated(genOptions[1])
+			close(stop)
+			st, err := wait()
+			require.NoError(t, err)
+			assert.Equal(t, 5, st.Indexed, "each session at each revision the import committed, once")
+			assert.True(t, searchable(), "nothing committed before the stop is left to index")
+			if fed {
+				assert.Equal(t, 1, src.looks(), "fed, SyncAlong reads every revision only as it starts")
+			} else {
+				assert.GreaterOrEqual(t, src.looks(), 3, "not fed, SyncAlong looks at every revision again and again")
+			}
 
-	after, err = ix.Sync(ctx, s, nil)
-	require.NoError(t, err)
-	assert.Zero(t, after.Indexed)
-	assertLikeFresh(t, s, ix, "an index fed along the import equals one built at once")
+			after, err := ix.Sync(ctx, s, nil)
+			require.NoError(t, err)
+			assert.Zero(t, after.Indexed)
+			assertLikeFresh(t, s, ix, "an index fed along the import equals one built at once")
+		})
+	}
+}
+
+// revisionCounting is the archive as SyncAlong's source, counting its looks at
+// every session's revision.
+type revisionCounting struct {
+	*archive.Store
+	mu sync.Mutex
+	n  int
+}
+
+func (c *revisionCounting) Revisions(ctx context.Context) (map[string]int64, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return c.Store.Revisions(ctx)
+}
+
+func (c *revisionCounting) looks() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
 
 // changingSource changes session s at each of its first looks: its revision
@@ -115,6 +158,11 @@ func TestSyncAlongSessionChangedWhileQueued(t *testing.T) {
 // startAlong runs SyncAlong on its own goroutine until stop is closed; wait
 // returns what it returned.
 func startAlong(ctx context.Context, ix *Index, src Source) (stop chan struct{}, wait func() (SyncStats, error)) {
+	return startAlongFed(ctx, ix, src, nil)
+}
+
+// startAlongFed is startAlong with a feed.
+func startAlongFed(ctx context.Context, ix *Index, src Source, feed *AlongFeed) (stop chan struct{}, wait func() (SyncStats, error)) {
 	stop = make(chan struct{})
 	type result struct {
 		st  SyncStats
@@ -122,7 +170,7 @@ func startAlong(ctx context.Context, ix *Index, src Source) (stop chan struct{},
 	}
 	done := make(chan result, 1)
 	go func() {
-		st, err := ix.SyncAlong(ctx, src, stop)
+		st, err := ix.SyncAlong(ctx, src, stop, feed)
 		done <- result{st, err}
 	}()
 	return stop, func() (SyncStats, error) {
@@ -200,7 +248,7 @@ func TestSyncsReadInBatches(t *testing.T) {
 		src := &batchCounting{Store: s}
 		stop := make(chan struct{})
 		close(stop) // one look, which finds every session
-		st, err := ix.SyncAlong(ctx, src, stop)
+		st, err := ix.SyncAlong(ctx, src, stop, nil)
 		require.NoError(t, err)
 		assert.Equal(t, len(revs), st.Indexed, "every session, the deleted one skipped")
 		assert.Zero(t, src.alone, "no session is read alone")

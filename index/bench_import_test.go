@@ -125,18 +125,21 @@ func benchImportSearchable(b *testing.B, root string, logical int64) {
 		ix.log = quietLogger
 		importing, early := make(chan struct{}), make(chan error, 1)
 		var alongDocs int
+		var opts archive.ImportOptions
 		if overlap {
 			// What logbook import does: index the sessions already committed while
-			// the next files import.
+			// the next files import, as the import names them.
+			feed := NewAlongFeed()
+			opts.CommittedSessions = feed.Committed
 			go func() {
-				st, err := ix.SyncAlong(ctx, s, importing)
+				st, err := ix.SyncAlong(ctx, s, importing, feed)
 				alongDocs = st.Docs
 				early <- err
 			}()
 		} else {
 			early <- nil
 		}
-		rep, err := s.Import(ctx, []string{root}, archive.ImportOptions{})
+		rep, err := s.Import(ctx, []string{root}, opts)
 		if err == nil {
 			err = s.Maintain(ctx)
 		}
