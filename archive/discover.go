@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/logbook/logbook/archive/format"
@@ -152,10 +154,14 @@ func Discover(paths []string) Discovered {
 	// with (filepath.WalkDir, and a format's IsSource, read each folder again).
 	var walk func(dir string, entries []fs.DirEntry)
 	walk = func(dir string, entries []fs.DirEntry) {
-		for _, e := range entries {
+		var listed []listing
+		for i, e := range entries {
+			if i%listAhead == 0 {
+				listed = listFolders(dir, entries[i:min(i+listAhead, len(entries))], listed)
+			}
 			path := filepath.Join(dir, e.Name())
 			if e.IsDir() {
-				children, err := os.ReadDir(path)
+				children, err := listed[i%listAhead].read(path)
 				if format := folderFormat(path, e, children, err); format != "" {
 					add(path, format) // a session that is a folder of files
 					continue
@@ -228,6 +234,73 @@ func Discover(paths []string) Discovered {
 	sort.Strings(d.Files)
 	sort.Strings(d.Bundles)
 	return d
+}
+
+// A walk lists the folders of listAhead entries of a folder at once, on up to
+// listWorkers goroutines, then takes the entries in order as before: with
+// thousands of session folders, listing them one after the other was most of a
+// walk, and a walk comes before anything else an import does. What it holds
+// ahead is bounded by listAheadEntries entries: a folder listed past that is
+// listed again in its turn.
+const (
+	listAhead   = 64
+	listWorkers = 4
+)
+
+var listAheadEntries int64 = 16 << 10 // a variable for the tests
+
+// listing is a folder's entries read ahead, or the error that stopped reading
+// them; a listing not kept (not a folder, or past the budget) is read in its
+// turn.
+type listing struct {
+	kept    bool
+	entries []fs.DirEntry
+	err     error
+}
+
+func (l listing) read(path string) ([]fs.DirEntry, error) {
+	if l.kept {
+		return l.entries, l.err
+	}
+	return os.ReadDir(path)
+}
+
+// listFolders lists the folders among entries (of dir) concurrently, into out
+// (reused), by index in entries.
+func listFolders(dir string, entries []fs.DirEntry, out []listing) []listing {
+	out = slices.Grow(out[:0], len(entries))[:len(entries)]
+	clear(out)
+	folders := 0
+	for _, e := range entries {
+		if e.IsDir() {
+			folders++
+		}
+	}
+	if folders < 2 {
+		return out // nothing to overlap: each is listed in its turn
+	}
+	var next, held atomic.Int64
+	var wg sync.WaitGroup
+	for range min(listWorkers, folders) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(entries) {
+					return
+				}
+				if !entries[i].IsDir() {
+					continue
+				}
+				children, err := os.ReadDir(filepath.Join(dir, entries[i].Name()))
+				if held.Add(int64(len(children))) > listAheadEntries {
+					continue
+				}
+				out[i] = listing{kept: true, entries: children, err: err}
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // Merge adds what other found (a Discover of other paths) to d.
