@@ -51,9 +51,10 @@ func (ix *Index) SyncAlong(ctx context.Context, src Source, stop <-chan struct{}
 type AlongFeed struct {
 	mu   sync.Mutex
 	ids  []string
-	wake chan struct{} // holds a token while ids is not empty
+	wake chan struct{} // holds a token once ids has grown since SyncAlong last woke
 }
 
+// NewAlongFeed returns a feed for one SyncAlong.
 func NewAlongFeed() *AlongFeed { return &AlongFeed{wake: make(chan struct{}, 1)} }
 
 // Committed tells SyncAlong that the sessions ids have been committed. It never
