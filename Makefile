@@ -14,7 +14,7 @@
 #   make bindings      regenerate frontend/wailsjs (wails generate module, the go.mod-pinned CLI)
 #   make test-race     the Go tests under the race detector (slow on a cold 2-core build)
 #   make bench         all benchmarks at a small scale, one iteration each
-#   make bench-import  the 1 GB / 2,000-session import benchmarks (+ 1 GB single session, 10k re-scan), then import to searchable (archive + index)
+#   make bench-import  the 1 GB / 2,000-session import benchmarks (+ 1 GB single session, 10k re-scan), then import to searchable (archive + index, indexed along the import as logbook import does)
 #   make bench-search  the 1,000,000-block search benchmarks (+ grep baseline)
 #   make bench-cli     logbook search end to end, a new process each time (target < 150 ms)
 #   make lint / fmt    go vet + gofmt check / gofmt rewrite
@@ -137,7 +137,7 @@ bench:
 
 bench-import:
 	LOGBOOK_BENCH_GB=1 $(GO) test -run '^$$' -bench 'BenchmarkImport|BenchmarkRescan10k' -benchtime 1x -timeout 60m ./archive/
-	LOGBOOK_BENCH_GB=1 $(GO) test -run '^$$' -bench 'BenchmarkImportSearchable' -benchtime 1x -timeout 60m ./index/
+	LOGBOOK_BENCH_GB=1 LOGBOOK_BENCH_OVERLAP=1 $(GO) test -run '^$$' -bench 'BenchmarkImportSearchable' -benchtime 1x -timeout 60m ./index/
 
 # Memory and idle CPU of the desktop window under Xvfb (needs the desktop build).
 bench-window: build

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -279,27 +278,16 @@ func listFolders(dir string, entries []fs.DirEntry, out []listing) []listing {
 	if folders < 2 {
 		return out // nothing to overlap: each is listed in its turn
 	}
-	var next, held atomic.Int64
-	var wg sync.WaitGroup
-	for range min(listWorkers, folders) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(entries) {
-					return
-				}
-				if !entries[i].IsDir() {
-					continue
-				}
-				children, err := os.ReadDir(filepath.Join(dir, entries[i].Name()))
-				if held.Add(int64(len(children))) > listAheadEntries {
-					continue
-				}
-				out[i] = listing{kept: true, entries: children, err: err}
-			}
-		})
-	}
-	wg.Wait()
+	var held atomic.Int64
+	eachOn(min(listWorkers, folders), len(entries), func(i int) {
+		if !entries[i].IsDir() {
+			return
+		}
+		children, err := os.ReadDir(filepath.Join(dir, entries[i].Name()))
+		if held.Add(int64(len(children))) <= listAheadEntries {
+			out[i] = listing{kept: true, entries: children, err: err}
+		}
+	})
 	return out
 }
 

@@ -29,9 +29,9 @@ type ImportOptions struct {
 	// durably committed, with the last line it holds.
 	Committed func(path string, line int64)
 	// CommittedSessions, when set, is called by Import (and ImportFile) on its
-	// own goroutine each time a commit makes whole files' changes durable, with the ids of the
-	// sessions those files changed: what an index fed along the import
-	// (index.AlongFeed) reads next, instead of looking at every session's
+	// own goroutine each time a commit makes whole files' changes durable, with
+	// the ids of the sessions those files changed: what an index fed along the
+	// import (index.AlongFeed) reads next, instead of looking at every session's
 	// revision. It must return quickly; the import waits for it.
 	CommittedSessions func(ids []string)
 	// Waiting, when set, is told who holds the archive's import lock when this
@@ -345,18 +345,22 @@ func (s *Store) Import(ctx context.Context, paths []string, opts ImportOptions) 
 // goroutines: thousands of small sessions took 50 ms, one after the other, before
 // an import could begin.
 func statAll(paths []string, stats []os.FileInfo) {
+	eachOn(listWorkers, len(paths), func(i int) {
+		if fi, err := os.Stat(paths[i]); err == nil {
+			stats[i] = fi
+		}
+	})
+}
+
+// eachOn calls fn for each of 0..n-1 on up to workers goroutines, and returns
+// when every call has.
+func eachOn(workers, n int, fn func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(listWorkers, len(paths)) {
+	for range min(workers, n) {
 		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(paths) {
-					return
-				}
-				if fi, err := os.Stat(paths[i]); err == nil {
-					stats[i] = fi
-				}
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
 			}
 		})
 	}
