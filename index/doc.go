@@ -27,8 +27,9 @@
 // its text in one pass straight into term frequencies (codeAnalyzer, held to the
 // chain of Bleve filters it replaces by tests), and writes two batches at once,
 // so one batch's segment is built while the next is analysed. During an import,
-// SyncAlong indexes each session once the archive has committed it, filling
-// batches across the import, so the two share the cores. Most of what is
+// SyncAlong indexes each session once the archive has committed it (the import
+// names it: AlongFeed), filling batches across the import, so the two share
+// the cores. Most of what is
 // left is Bleve's own segment building and merging, which costs about the same
 // for every token. CJK text is indexed as bigrams only (a character standing
 // alone as a unigram): on the real log, where most of the text is Chinese, that
