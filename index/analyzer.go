@@ -137,26 +137,67 @@ func (a codeAnalyzer) run(input []byte, ts *tokens) {
 	clear(segs) // a pooled tokens must not keep the input alive
 }
 
-// segment splits input into its words (UAX #29) in one call of the segmenter,
-// which then makes no allocation per word as its Segment loop does (two). The
-// words cover the input end to end; if they ever did not (the segmenter stopped
-// early), the loop's answer is taken instead.
+// segment splits input into its words (UAX #29): runs of ASCII here
+// (asciiWords), the stretches around other characters by the segmenter
+// (segmentUnicode), cut where neither side can see the other (safeCut).
 func (ts *tokens) segment(input []byte) ([][]byte, []int) {
-	segs, types, _, err := segment.SegmentWordsDirect(input, ts.segs[:0], ts.types[:0])
+	segs, types := ts.segs[:0], ts.types[:0]
+	for pos := 0; pos < len(input); {
+		j := pos
+		for j < len(input) && input[j] < 0x80 {
+			j++
+		}
+		if j == len(input) {
+			segs, types = asciiWords(input[pos:], segs, types)
+			break
+		}
+		// input[j] is not ASCII: the ASCII before it up to the last safe cut, then
+		// the segmenter up to the first safe cut after it.
+		if cut := lastSafeCut(input, pos, j); cut > pos {
+			segs, types = asciiWords(input[pos:cut], segs, types)
+			pos = cut
+		}
+		end := j + 1
+		for end < len(input) && !safeCut(input, end) {
+			end++
+		}
+		segs, types = segmentUnicode(input[pos:end], segs, types)
+		pos = end
+	}
 	ts.segs, ts.types = segs, types
+	return segs, types
+}
+
+// lastSafeCut returns the last i in (pos, j) before which input can be cut
+// (safeCut), or pos when there is none.
+func lastSafeCut(input []byte, pos, j int) int {
+	for i := j - 1; i > pos; i-- {
+		if safeCut(input, i) {
+			return i
+		}
+	}
+	return pos
+}
+
+// segmentUnicode appends the words of input (UAX #29) to segs and types, in one
+// call of the segmenter, which then makes no allocation per word as its Segment
+// loop does (two). The words cover the input end to end; if they ever did not
+// (the segmenter stopped early), the loop's answer is taken instead.
+func segmentUnicode(input []byte, segs [][]byte, types []int) ([][]byte, []int) {
+	n0 := len(segs)
+	segs, types, _, err := segment.SegmentWordsDirect(input, segs, types)
 	n := 0
-	for _, w := range segs {
+	for _, w := range segs[n0:] {
 		n += len(w)
 	}
 	if err == nil && n == len(input) {
 		return segs, types
 	}
-	segs, types = segs[:0], types[:0]
+	segs, types = segs[:n0], types[:n0]
 	seg := segment.NewWordSegmenterDirect(input)
 	for seg.Segment() {
 		segs, types = append(segs, seg.Bytes()), append(types, seg.Type())
 	}
-	ts.segs, ts.types = segs, types
 	return segs, types
 }
 
