@@ -17,7 +17,7 @@ import (
 // changes the session. A derived store (the search index) records the revision it
 // indexed and re-derives a session whose revision moved on.
 func (s *Store) Revisions(ctx context.Context) (map[string]int64, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT id, revision FROM sessions`)
+	rows, err := s.read.QueryContext(ctx, revisionsSQL)
 	if err != nil {
 		return nil, fmt.Errorf("revisions: %w", err)
 	}
@@ -34,12 +34,19 @@ func (s *Store) Revisions(ctx context.Context) (map[string]int64, error) {
 	return out, rows.Err()
 }
 
+// revisionsSQL and changeStampSQL read every session's revision, from the index
+// sessions_revision alone (migration 0011), not from the wide session rows.
+const (
+	revisionsSQL   = `SELECT id, revision FROM sessions`
+	changeStampSQL = `SELECT COUNT(*) + COALESCE(SUM(revision), 0) FROM sessions`
+)
+
 // ChangeStamp returns a number that grows whenever an import changes the archive's
 // sessions (the sum of their revisions plus their count), so a long-running process
 // that did not do the import (the standalone scheduler) can notice it cheaply.
 func (s *Store) ChangeStamp(ctx context.Context) (int64, error) {
 	var stamp int64
-	err := s.read.QueryRowContext(ctx, `SELECT COUNT(*) + COALESCE(SUM(revision), 0) FROM sessions`).Scan(&stamp)
+	err := s.read.QueryRowContext(ctx, changeStampSQL).Scan(&stamp)
 	if err != nil {
 		return 0, fmt.Errorf("change stamp: %w", err)
 	}

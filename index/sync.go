@@ -112,7 +112,9 @@ func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, indexed *revStor
 	stale := staleSessions(indexed, revs)
 	st.Unchanged = len(revs) - len(stale)
 	sort.Strings(stale)
-	if as, ok := src.(activitySource); ok {
+	// Most recently active first; the activity reads every session's row, so not
+	// for a single session (or none, as before most searches).
+	if as, ok := src.(activitySource); ok && len(stale) > 1 {
 		active, err := as.SessionActivity(ctx)
 		if err != nil {
 			return st, fmt.Errorf("sync: %w", err)
