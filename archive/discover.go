@@ -280,8 +280,8 @@ func listFolders(dir string, entries []fs.DirEntry, out []listing) []listing {
 	}
 	var held atomic.Int64
 	eachOn(min(listWorkers, folders), len(entries), func(i int) {
-		if !entries[i].IsDir() {
-			return
+		if !entries[i].IsDir() || held.Load() > listAheadEntries {
+			return // past the budget: listed in its turn, not twice
 		}
 		children, err := os.ReadDir(filepath.Join(dir, entries[i].Name()))
 		if held.Add(int64(len(children))) <= listAheadEntries {

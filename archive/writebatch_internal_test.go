@@ -56,6 +56,17 @@ func assertArchived(t *testing.T, s *Store, rep *ImportReport, want map[string][
 	}
 }
 
+// failOn makes the import of the file path fail half way (its records
+// written, its totals not), as a fault would.
+func failOn(s *Store, path string) {
+	s.importFault = func(p string) error {
+		if p == path {
+			return errors.New("injected fault")
+		}
+		return nil
+	}
+}
+
 // TestImportBatch covers the write transaction that the small new files of an
 // import share (writeBatch).
 func TestImportBatch(t *testing.T) {
@@ -69,12 +80,7 @@ func TestImportBatch(t *testing.T) {
 		root, paths, want := smallSessions(t, 12)
 		s := openTestStore(t)
 		bad := paths[5]
-		s.importFault = func(path string) error {
-			if path == bad {
-				return errors.New("injected fault")
-			}
-			return nil
-		}
+		failOn(s, bad)
 		rep, err := s.Import(ctx, []string{root}, ImportOptions{})
 		require.NoError(t, err)
 		require.Len(t, rep.Files, len(paths))
@@ -120,12 +126,7 @@ func TestImportBatch(t *testing.T) {
 		want[large.ID()] = large.JSONL()
 		s := openTestStore(t)
 		bad := paths[5]
-		s.importFault = func(path string) error {
-			if path == bad {
-				return errors.New("injected fault")
-			}
-			return nil
-		}
+		failOn(s, bad)
 		named := map[string]int{}
 		opts := ImportOptions{CommittedSessions: func(ids []string) {
 			revs, err := s.Revisions(ctx) // another connection: sees only what is committed

@@ -104,6 +104,9 @@ func DiscoverBundles(ctx context.Context, dataDir string, paths []string) ([]str
 
 func unpackBundle(ctx context.Context, dataDir, p string) (*ImportedBundle, error) {
 	u := &ImportedBundle{file: p, roots: map[string]ManifestSession{}}
+	// The bundle file as it is before it is read: a stamp must never record a
+	// later change as the version checked (bundlestamp.go).
+	was, statted := statStamp(p)
 	b, err := OpenBundle(p)
 	if errors.Is(err, zip.ErrFormat) {
 		// Cut short: its directory and manifest are lost, but the sessions
@@ -132,7 +135,7 @@ func unpackBundle(ctx context.Context, dataDir, p string) (*ImportedBundle, erro
 	}
 	defer b.Close()
 	u.dir, u.m = filepath.Join(dataDir, BundlesDir, b.ID), b.Manifest
-	if unpackedBefore(dataDir, p, u.dir, b) {
+	if statted && unpackedBefore(dataDir, p, was, u.dir, b) {
 		// Checked and unpacked whole before, and unchanged since (bundlestamp.go).
 		u.damaged = map[string]*BundleError{}
 	} else {
@@ -143,8 +146,8 @@ func unpackBundle(ctx context.Context, dataDir, p string) (*ImportedBundle, erro
 			return nil, err
 		}
 		u.faults, u.damaged = res.Faults, res.Damaged
-		if len(u.faults) == 0 {
-			stampUnpacked(dataDir, p, u.dir, b)
+		if len(u.faults) == 0 && statted {
+			stampUnpacked(dataDir, p, was, u.dir, b)
 		}
 	}
 	for _, s := range b.Manifest.Sessions {

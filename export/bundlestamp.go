@@ -52,9 +52,10 @@ func stampPath(dataDir, id, abs string) string {
 	return filepath.Join(dataDir, BundlesDir, stampsDir, fmt.Sprintf("%s-%x.json", id, sum[:6]))
 }
 
-// unpackedBefore reports whether the bundle b, read from the file p, was
-// unpacked whole into dir and nothing of it has changed since.
-func unpackedBefore(dataDir, p, dir string, b *Bundle) bool {
+// unpackedBefore reports whether the bundle b, read from the file p (stat as
+// it was before it was opened), was unpacked whole into dir and nothing of it
+// has changed since.
+func unpackedBefore(dataDir, p string, stat fileStamp, dir string, b *Bundle) bool {
 	if len(b.faults) > 0 {
 		return false
 	}
@@ -70,9 +71,8 @@ func unpackedBefore(dataDir, p, dir string, b *Bundle) bool {
 	if json.Unmarshal(raw, &st) != nil {
 		return false
 	}
-	now, ok := statStamp(p)
-	now.Path = abs
-	if !ok || now != st.Bundle || len(st.Files) != len(b.whole) {
+	stat.Path = abs
+	if stat != st.Bundle || len(st.Files) != len(b.whole) {
 		return false
 	}
 	for _, mf := range b.whole {
@@ -85,18 +85,16 @@ func unpackedBefore(dataDir, p, dir string, b *Bundle) bool {
 	return true
 }
 
-// stampUnpacked records that the bundle b, read from the file p, is unpacked
-// whole into dir. Failing to is no fault: the next import checks it again.
-func stampUnpacked(dataDir, p, dir string, b *Bundle) {
+// stampUnpacked records that the bundle b, read from the file p (stat as it
+// was before it was opened: a change while it was read makes the stamp stale),
+// is unpacked whole into dir. Failing to is no fault: the next import checks it
+// again.
+func stampUnpacked(dataDir, p string, stat fileStamp, dir string, b *Bundle) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return
 	}
-	st := unpackStamp{Files: make(map[string]fileStamp, len(b.whole))}
-	var ok bool
-	if st.Bundle, ok = statStamp(p); !ok {
-		return
-	}
+	st := unpackStamp{Bundle: stat, Files: make(map[string]fileStamp, len(b.whole))}
 	st.Bundle.Path = abs
 	for _, mf := range b.whole {
 		f, ok := statStamp(filepath.Join(dir, filepath.FromSlash(mf.Name)))

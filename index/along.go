@@ -140,12 +140,7 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, s
 				}
 				w.listed[id] = struct{}{}
 			}
-			var rev int64
-			n, err := w.sessionRead(ctx, id, func(fn func(archive.Block) error) (int64, error) {
-				r, err := read(fn)
-				rev = r
-				return r, err
-			})
+			n, rev, err := w.sessionRead(ctx, id, read)
 			if err != nil {
 				return err
 			}
@@ -181,7 +176,7 @@ func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, s
 		var wake <-chan struct{}
 		if feed != nil {
 			wake = feed.wake
-			if w.b.Size() > 0 || len(w.done) > 0 {
+			if w.pending() {
 				poll = time.After(alongPoll)
 			}
 		} else {

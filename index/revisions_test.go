@@ -95,7 +95,7 @@ func TestRevisionsCrashBeforeRecord(t *testing.T) {
 	w, err := newBatchWriter(ix.bl, ix.revs, ix.batchDocs)
 	require.NoError(t, err)
 	w.listed = nil
-	_, err = w.sessionRead(ctx, "s1", func(fn func(archive.Block) error) (int64, error) { return src.SessionBlocks(ctx, "s1", fn) })
+	_, _, err = w.sessionRead(ctx, "s1", func(fn func(archive.Block) error) (int64, error) { return src.SessionBlocks(ctx, "s1", fn) })
 	require.NoError(t, err)
 	// What flush does, up to the Batch, and then the process dies.
 	require.NoError(t, ix.revs.syncForgotten())

@@ -162,7 +162,7 @@ func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, indexed *revStor
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, err := w.sessionRead(ctx, id, read)
+		n, _, err := w.sessionRead(ctx, id, read)
 		if err != nil {
 			return err
 		}
@@ -307,17 +307,18 @@ func (w *batchWriter) close() error {
 // sessionRead queues a session's blocks, passed on by read (which returns the
 // revision they were read at), deletes of its documents the archive no longer
 // has, and its revision. The revision is queued after the last document, so it
-// is recorded once the batch that completes the session is written.
-func (w *batchWriter) sessionRead(ctx context.Context, id string, read func(func(archive.Block) error) (int64, error)) (int, error) {
+// is recorded once the batch that completes the session is written. It returns
+// the session's documents and that revision.
+func (w *batchWriter) sessionRead(ctx context.Context, id string, read func(func(archive.Block) error) (int64, error)) (int, int64, error) {
 	old, err := w.sessionDocIDs(ctx, id)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// Until the batch completing it is written, the session is half written if a
 	// batch is flushed in between: make sure no revision claims otherwise, whatever
 	// triggered this re-index. flush puts this on disk before the next batch.
 	if err := w.revs.forget(id); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	split := false // a batch holding some of the session's documents was flushed
 	seen := make(map[string]struct{}, len(old))
@@ -341,7 +342,7 @@ func (w *batchWriter) sessionRead(ctx context.Context, id string, read func(func
 		return ctx.Err()
 	})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	for docID := range old {
 		if _, ok := seen[docID]; !ok {
@@ -353,15 +354,19 @@ func (w *batchWriter) sessionRead(ctx context.Context, id string, read func(func
 		// are written: they are written concurrently and could finish in either
 		// order.
 		if err := w.wait(); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	w.done[id] = rev
 	if w.b.Size() >= w.maxDocs || w.weight >= batchWeight {
-		return len(seen), w.flush()
+		return len(seen), rev, w.flush()
 	}
-	return len(seen), nil
+	return len(seen), rev, nil
 }
+
+// pending reports whether documents, deletes or revisions are queued, not yet
+// written.
+func (w *batchWriter) pending() bool { return w.b.Size() > 0 || len(w.done) > 0 }
 
 // drop queues the deletes of a session's documents and its revision.
 func (w *batchWriter) drop(ctx context.Context, id string) error {
