@@ -73,7 +73,7 @@ type tokens struct {
 	outPos  int  // the bigram stage renumbers positions from 1
 	shift   int  // positions the code stage added so far
 
-	capped [][]byte // the terms frequencies kept only maxTermLocations locations of
+	ids map[string]uint32 // prepare's distinct terms
 }
 
 var tokensPool = sync.Pool{New: func() any { return new(tokens) }}
@@ -479,59 +479,94 @@ func isASCII(b []byte) bool {
 	return true
 }
 
-// frequencies builds the term frequencies of ts.out, as Bleve's
-// analysis.TokenFrequency does with term vectors, in a handful of allocations:
-// the locations and each term's list of them are carved from two slabs, and the
-// map's keys share the terms' bytes (which never change once emitted).
-func (ts *tokens) frequencies() index.TokenFrequencies {
-	n := len(ts.out)
-	ts.capped = nil
-	freqs := make(index.TokenFrequencies, n/2+1)
-	tfs := make([]index.TokenFreq, 0, n/2+1)
-	byTerm := make([]*index.TokenFreq, n) // each token's entry
+// prepared is a text's analysis, held compactly from the time it is made until
+// Bleve asks for the term frequencies: each distinct term once, and each token
+// as four integers with no pointers. A batch analysed ahead of its turn (see
+// batchWriter) then costs about a tenth of the memory its frequencies will, and
+// nothing for the collector to scan.
+type prepared struct {
+	terms []byte   // the distinct terms, end to end, in order of first use
+	ends  []uint32 // where each distinct term ends in terms
+	toks  []ptok
+}
+
+// ptok is one token of a prepared text: its distinct term's number, its
+// offsets and its position. A text field holds at most maxTextBytes, so each
+// fits in 32 bits.
+type ptok struct{ term, start, end, pos uint32 }
+
+// prepare turns ts.out into a prepared analysis that shares no memory with ts
+// or the input.
+func (ts *tokens) prepare() *prepared {
+	if ts.ids == nil {
+		ts.ids = map[string]uint32{}
+	}
+	clear(ts.ids)
+	p := &prepared{toks: make([]ptok, len(ts.out))}
 	for i := range ts.out {
 		t := &ts.out[i]
+		// The key points into the input or ts.arena, which stay put until the map
+		// is cleared again.
 		key := unsafe.String(unsafe.SliceData(t.term), len(t.term))
-		tf := freqs[key]
-		if tf == nil {
-			if len(tfs) == cap(tfs) {
-				tfs = make([]index.TokenFreq, 0, max(16, (n-i)/2))
-			}
-			tfs = append(tfs, index.TokenFreq{Term: t.term})
-			tf = &tfs[len(tfs)-1]
-			freqs[key] = tf
+		id, ok := ts.ids[key]
+		if !ok {
+			id = uint32(len(p.ends))
+			p.terms = append(p.terms, t.term...)
+			p.ends = append(p.ends, uint32(len(p.terms)))
+			ts.ids[key] = id
 		}
-		tf.SetFrequency(tf.Frequency() + 1)
-		byTerm[i] = tf
+		p.toks[i] = ptok{term: id, start: uint32(t.start), end: uint32(t.end), pos: uint32(t.pos)}
+	}
+	return p
+}
+
+// frequencies builds the term frequencies of p, as Bleve's
+// analysis.TokenFrequency does with term vectors, in a handful of allocations
+// of exactly the size needed: the locations and each term's list of them are
+// carved from two slabs, and the terms and the map's keys share p.terms. It
+// also returns the terms kept only maxTermLocations locations of.
+func (p *prepared) frequencies() (index.TokenFrequencies, [][]byte) {
+	counts := make([]int, len(p.ends))
+	for _, t := range p.toks {
+		counts[t.term]++
 	}
 	kept := 0
-	for _, tf := range freqs {
-		kept += min(tf.Frequency(), maxTermLocations)
+	for _, c := range counts {
+		kept += min(c, maxTermLocations)
 	}
+	freqs := make(index.TokenFrequencies, len(p.ends))
+	tfs := make([]index.TokenFreq, len(p.ends))
 	locs := make([]index.TokenLocation, kept)
 	ptrs := make([]*index.TokenLocation, kept)
-	off := 0
-	for _, tf := range freqs {
-		f := tf.Frequency()
-		if f > maxTermLocations {
-			f = maxTermLocations
-			ts.capped = append(ts.capped, tf.Term)
+	var capped [][]byte
+	off, from := 0, uint32(0)
+	for id := range tfs {
+		to := p.ends[id]
+		term := p.terms[from:to:to]
+		from = to
+		tf := &tfs[id]
+		tf.Term = term
+		tf.SetFrequency(counts[id])
+		n := counts[id]
+		if n > maxTermLocations {
+			n = maxTermLocations
+			capped = append(capped, term)
 		}
-		tf.Locations = ptrs[off : off : off+f]
-		off += f
+		tf.Locations = ptrs[off : off : off+n]
+		off += n
+		freqs[unsafe.String(unsafe.SliceData(term), len(term))] = tf
 	}
 	k := 0
-	for i := range ts.out {
-		t := &ts.out[i]
-		tf := byTerm[i]
+	for _, t := range p.toks {
+		tf := &tfs[t.term]
 		if len(tf.Locations) == cap(tf.Locations) {
 			continue // capped: the term keeps its frequency, not this location
 		}
-		locs[k] = index.TokenLocation{Start: t.start, End: t.end, Position: t.pos}
+		locs[k] = index.TokenLocation{Start: int(t.start), End: int(t.end), Position: int(t.pos)}
 		tf.Locations = append(tf.Locations, &locs[k])
 		k++
 	}
-	return freqs
+	return freqs, capped
 }
 
 // maxTermLocations caps the locations (positions and offsets) a text field

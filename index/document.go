@@ -240,6 +240,7 @@ type textField struct {
 	freqs    index.TokenFrequencies
 	size     int      // of freqs, estimated once by Analyze
 	capped   [][]byte // the terms over maxTermLocations, found by Analyze
+	prep     *prepared
 }
 
 var _ document.Field = (*textField)(nil)
@@ -262,19 +263,40 @@ func (f *textField) Size() int {
 	return 96 + len(f.name) + len(f.value) + f.size
 }
 
-// Analyze implements document.Field. The terms share memory that outlives the
-// analysis (a fresh arena, and the value), as the frequencies point into it.
-func (f *textField) Analyze() {
+// prepare analyzes the text, keeping the result compact (prepared) until
+// Analyze: batchWriter prepares each document's text as it queues it, so the
+// next batch is analysed while Bleve builds the segment of the one before.
+func (f *textField) prepare() {
+	if f.prep != nil || f.freqs != nil {
+		return
+	}
 	ts := tokensPool.Get().(*tokens)
-	ts.arena = make([]byte, 0, len(f.value)+len(f.value)/2)
 	f.analyzer.run(f.value, ts)
-	f.length = len(ts.out)
-	f.freqs = ts.frequencies()
-	f.size = freqsSize(len(f.freqs), len(ts.out), len(ts.arena))
-	f.capped = ts.capped
-	ts.capped = nil
-	ts.arena = nil
+	f.prep = ts.prepare()
 	tokensPool.Put(ts)
+}
+
+// prepareText prepares the text field of doc (see textField.prepare).
+func prepareText(doc *document.Document) {
+	for _, f := range doc.Fields {
+		if t, ok := f.(*textField); ok {
+			t.prepare()
+		}
+	}
+}
+
+// Analyze implements document.Field: it makes the term frequencies of the
+// prepared text (preparing it first if it is not yet), once.
+func (f *textField) Analyze() {
+	if f.freqs != nil {
+		return
+	}
+	f.prepare()
+	p := f.prep
+	f.prep = nil
+	f.length = len(p.toks)
+	f.freqs, f.capped = p.frequencies()
+	f.size = freqsSize(len(f.freqs), len(p.toks), len(p.terms))
 }
 
 // freqsSize estimates what TokenFrequencies.Size counts for terms distinct

@@ -3,11 +3,15 @@ package index
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -333,4 +337,85 @@ func TestRevisionsOfEmptySessionGone(t *testing.T) {
 	revs, _, _, err := parseRevs(mustRead(t, filepath.Join(ix.Dir(), revsFile)))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int64{"s1": 1, "s2": 1, "s3": 1}, revs)
+}
+
+// failingBatches is a Bleve index whose Batch fails on the calls fail names
+// (counting from 1), and which records how many batches were written at once.
+type failingBatches struct {
+	bleveIndex
+	fail             map[int]bool
+	mu               sync.Mutex
+	calls, now, most int
+	written          []int // the calls that reached Bleve
+}
+
+func (f *failingBatches) Batch(b *bleve.Batch) error {
+	f.mu.Lock()
+	f.calls++
+	call := f.calls
+	f.now++
+	f.most = max(f.most, f.now)
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.now--
+		f.mu.Unlock()
+	}()
+	time.Sleep(5 * time.Millisecond) // room for a second batch to overlap, were it allowed
+	if f.fail[call] {
+		return errors.New("injected batch failure")
+	}
+	f.mu.Lock()
+	f.written = append(f.written, call)
+	f.mu.Unlock()
+	return f.bleveIndex.Batch(b)
+}
+
+// bleveIndex lets failingBatches embed a bleve.Index, whose method Index would
+// otherwise clash with the field's name.
+type bleveIndex = bleve.Index
+
+// A session split across batches has its revision recorded with the batch that
+// holds its last document, with no wait in between: that is safe only because
+// batches are written one at a time, in order, and none after a failure.
+func TestBatchWriterWritesInOrder(t *testing.T) {
+	ctx := context.Background()
+	long := texts("one", "two", "three", "four", "five", "six", "seven")
+	read := func(id string) func(func(archive.Block) error) (int64, error) {
+		return func(fn func(archive.Block) error) (int64, error) { return long.SessionBlocks(ctx, id, fn) }
+	}
+
+	t.Run("written one at a time", func(t *testing.T) {
+		ix := openIndex(t)
+		fb := &failingBatches{bleveIndex: ix.bl}
+		w, err := newBatchWriter(fb, ix.revs, 2)
+		require.NoError(t, err)
+		w.listed = nil
+		_, _, err = w.sessionRead(ctx, "s", read("s"))
+		require.NoError(t, err)
+		require.NoError(t, w.close())
+		assert.Equal(t, 4, fb.calls, "7 documents in batches of 2")
+		assert.Equal(t, 1, fb.most, "never two batches at once")
+		rev, ok := ix.revs.at("s")
+		assert.True(t, ok)
+		assert.Equal(t, int64(1), rev)
+	})
+
+	t.Run("nothing after a failed batch", func(t *testing.T) {
+		ix := openIndex(t)
+		fb := &failingBatches{bleveIndex: ix.bl, fail: map[int]bool{1: true}}
+		w, err := newBatchWriter(fb, ix.revs, 2)
+		require.NoError(t, err)
+		w.listed = nil
+		_, _, err = w.sessionRead(ctx, "s", read("s"))
+		if err == nil {
+			err = w.close()
+		} else {
+			_ = w.wait()
+		}
+		require.ErrorContains(t, err, "injected batch failure")
+		assert.Empty(t, fb.written, "no batch is written after the first failed")
+		_, ok := ix.revs.at("s")
+		assert.False(t, ok, "the session's revision is not recorded without its first documents")
+	})
 }

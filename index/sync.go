@@ -52,7 +52,8 @@ type SyncStats struct {
 // Bleve's segment builder) and twice that before the GC runs: about 1 MiB of
 // textWeight is 170,000 tokens, or 500 blocks of the real corpus log. Larger
 // batches cost less CPU per block (fewer segments to build and merge) but more
-// memory, times batchWriters.
+// memory. The batch being filled holds its analysis compactly (prepared), a
+// tenth of that.
 const (
 	defaultBatchDocs = 1000
 	batchWeight      = 1 << 20
@@ -197,11 +198,18 @@ func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, indexed *revStor
 	return st, nil
 }
 
-// batchWriter fills Bleve batches and writes each when it is full. Up to
-// batchWriters batches are written at once, each by a goroutine of its own: Bleve
-// analyses a batch's documents on several goroutines but builds its segment on the
-// caller's alone, so one batch's segment is built while the next is analysed and
-// the one after that is read from the source.
+// batchWriter fills Bleve batches and writes each when it is full, one at a
+// time, in order, on a goroutine of its own. Each document's text is analysed
+// as it is queued (textField.prepare), so the next batch is read and analysed
+// while Bleve builds the segment of the one before: Bleve builds a segment on
+// one goroutine, and this keeps the other core busy without a second batch in
+// Bleve's hands. Batches are written in order, so a session's revision can be
+// recorded with the batch holding its last document: every earlier batch of
+// the session is written by then.
+//
+// (Two batches written at once, as before, held twice the term frequencies and
+// Bleve's segment builder in memory, and the collector spent what the second
+// core gained; a session split across batches also had to wait for both.)
 type batchWriter struct {
 	bl      bleve.Index
 	revs    *revStore
@@ -217,14 +225,10 @@ type batchWriter struct {
 	// writer writes meanwhile.
 	listed map[string]struct{}
 
-	slots chan struct{} // one token per batch being written
+	slots chan struct{} // holds a token while a batch is being written
 	mu    sync.Mutex
 	err   error // the first write error
 }
-
-// batchWriters is how many batches are written at once. Two keep both cores of a
-// small machine busy; each holds its batch in memory (see batchWeight).
-const batchWriters = 2
 
 func newBatchWriter(bl bleve.Index, revs *revStore, maxDocs int) (*batchWriter, error) {
 	docs, err := newDocBuilder(bl.Mapping())
@@ -232,7 +236,7 @@ func newBatchWriter(bl bleve.Index, revs *revStore, maxDocs int) (*batchWriter, 
 		return nil, err
 	}
 	return &batchWriter{bl: bl, revs: revs, docs: docs, b: bl.NewBatch(), done: map[string]int64{},
-		maxDocs: maxDocs, slots: make(chan struct{}, batchWriters)}, nil
+		maxDocs: maxDocs, slots: make(chan struct{}, 1)}, nil
 }
 
 // flush starts writing the pending batch, if any, and returns the first error of
@@ -261,6 +265,13 @@ func (w *batchWriter) flush() error {
 		return w.revs.set(done)
 	}
 	w.slots <- struct{}{}
+	// The batch before has been written (or failed) by now: never write this one
+	// after a failure, or its revisions would claim sessions whose earlier
+	// documents are missing.
+	if err := w.failed(); err != nil {
+		<-w.slots
+		return err
+	}
 	go func() {
 		defer func() { <-w.slots }()
 		err := w.bl.Batch(b)
@@ -320,7 +331,6 @@ func (w *batchWriter) sessionRead(ctx context.Context, id string, read func(func
 	if err := w.revs.forget(id); err != nil {
 		return 0, 0, err
 	}
-	split := false // a batch holding some of the session's documents was flushed
 	seen := make(map[string]struct{}, len(old))
 	rev, err := read(func(blk archive.Block) error {
 		if _, dup := seen[blk.ID]; dup {
@@ -328,14 +338,15 @@ func (w *batchWriter) sessionRead(ctx context.Context, id string, read func(func
 		}
 		seen[blk.ID] = struct{}{}
 		d := newBlockDoc(blk)
-		if err := w.b.IndexAdvanced(w.docs.document(blk.ID, d)); err != nil {
+		doc := w.docs.document(blk.ID, d)
+		prepareText(doc)
+		if err := w.b.IndexAdvanced(doc); err != nil {
 			return fmt.Errorf("block %s: %w", blk.ID, err)
 		}
 		w.weight += textWeight(d.Text)
 		if w.b.Size() < w.maxDocs && w.weight < batchWeight {
 			return nil
 		}
-		split = true
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -347,14 +358,6 @@ func (w *batchWriter) sessionRead(ctx context.Context, id string, read func(func
 	for docID := range old {
 		if _, ok := seen[docID]; !ok {
 			w.b.Delete(docID)
-		}
-	}
-	if split {
-		// The revision must not be recorded before the session's earlier batches
-		// are written: they are written concurrently and could finish in either
-		// order.
-		if err := w.wait(); err != nil {
-			return 0, 0, err
 		}
 	}
 	w.done[id] = rev
