@@ -161,7 +161,7 @@ func (ts *tokens) segment(input []byte) ([][]byte, []int) {
 		for end < len(input) && !safeCut(input, end) {
 			end++
 		}
-		segs, types = segmentUnicode(input[pos:end], segs, types)
+		segs, types = hanWords(input[pos:end], segs, types)
 		pos = end
 	}
 	ts.segs, ts.types = segs, types

@@ -1,6 +1,9 @@
 package index
 
 import (
+	"unicode"
+	"unicode/utf8"
+
 	"github.com/blevesearch/segment"
 )
 
@@ -112,4 +115,69 @@ func asciiWords(input []byte, segs [][]byte, types []int) ([][]byte, []int) {
 		segs, types = append(segs, input[none:]), append(types, segment.None)
 	}
 	return segs, types
+}
+
+// hanWords appends the segments of input (UAX #29) to segs and types as
+// segmentUnicode does, but gives each Han ideograph its one-character word
+// itself, leaving the segmenter only what lies between them: in Chinese text,
+// the punctuation. The word-break rules break before an ideograph whatever
+// precedes it (no rule joins anything to one), and after it unless what follows
+// may attach to it (a combining mark, a format character, a joiner, an emoji
+// modifier), which hanMayEnd rules out before a cut is made there.
+func hanWords(input []byte, segs [][]byte, types []int) ([][]byte, []int) {
+	from := 0 // the start of the stretch not yet segmented
+	for i := 0; i < len(input); {
+		r, n := utf8.DecodeRune(input[i:])
+		end := i + n
+		if !isHan(r) {
+			i = end
+			continue
+		}
+		if end < len(input) {
+			if next, _ := utf8.DecodeRune(input[end:]); !hanMayEnd(next) {
+				i = end // the segmenter decides what follows it
+				continue
+			}
+		}
+		if from < i {
+			segs, types = betweenHan(input[from:i], segs, types)
+		}
+		segs, types = append(segs, input[i:end]), append(types, segment.Ideo)
+		from, i = end, end
+	}
+	if from < len(input) {
+		segs, types = betweenHan(input[from:], segs, types)
+	}
+	return segs, types
+}
+
+// betweenHan appends the segments of a stretch cut out next to ideographs: a
+// lone punctuation mark or space is a segment of its own, anything else goes
+// to the segmenter.
+func betweenHan(input []byte, segs [][]byte, types []int) ([][]byte, []int) {
+	if r, n := utf8.DecodeRune(input); n == len(input) && r >= utf8.RuneSelf && lonePunct(r) {
+		return append(segs, input), append(types, segment.None)
+	}
+	return segmentUnicode(input, segs, types)
+}
+
+// isHan reports a CJK unified ideograph of the basic block or extension A as
+// the segmenter's Unicode 8 knows them: the ones added since are unassigned
+// there, and the segmenter makes them no word.
+func isHan(r rune) bool {
+	return 0x4E00 <= r && r <= 0x9FD5 || 0x3400 <= r && r <= 0x4DB5
+}
+
+// hanMayEnd reports a rune before which a word can be cut after an ideograph:
+// ASCII, another ideograph, punctuation (not a connector, which joins words) or
+// a space. Anything else might be Extend, Format or ZWJ, which the rules attach
+// to what precedes them.
+func hanMayEnd(r rune) bool {
+	return r < utf8.RuneSelf || isHan(r) || lonePunct(r)
+}
+
+// lonePunct reports punctuation (not a connector) or a space separator: alone
+// between ideographs, a segment that is no word.
+func lonePunct(r rune) bool {
+	return unicode.In(r, unicode.Po, unicode.Ps, unicode.Pe, unicode.Pd, unicode.Pi, unicode.Pf, unicode.Zs)
 }

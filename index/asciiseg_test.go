@@ -32,6 +32,17 @@ func words(t *testing.T, input []byte, segs [][]byte, types []int) []word {
 	return out
 }
 
+// matchSegmenter checks that the analyzer's split of input (tokens.segment)
+// gives the words the segmenter gives for the whole of it.
+func matchSegmenter(t *testing.T, input []byte) {
+	t.Helper()
+	wantSegs, wantTypes, _, err := segment.SegmentWordsDirect(input, nil, nil)
+	require.NoError(t, err)
+	ts := &tokens{}
+	gotSegs, gotTypes := ts.segment(input)
+	require.Equal(t, words(t, input, wantSegs, wantTypes), words(t, input, gotSegs, gotTypes), "%q", input)
+}
+
 // TestASCIIWordsMatchSegmenter: splitting runs of ASCII here and the rest with
 // the segmenter gives the words (offsets, text, type) the segmenter gives for
 // the whole text, on random text mixing the characters the word-break rules
@@ -46,14 +57,7 @@ func TestASCIIWordsMatchSegmenter(t *testing.T) {
 	fixed := []string{"", "abc", "a.b", "a.1", "1.a", "1,2", "1;2", "1:2", "a:b", "a'b", "1'2", "don't", "e.g.", "U.S.A.",
 		"3.14.15", "12,345.67", "a..b", "_", "__", "_1", "1_", "foo_bar_", "x.y.z", "\r\n", "a\u0301b c", "a\u200db",
 		"café au lait", "中文abc中文", "a.中", "a 中", "1.中", "a.\u0301b", "a \u0301b", "hello\u0085world", "a\r\n\u0301"}
-	check := func(s string) {
-		input := []byte(s)
-		wantSegs, wantTypes, _, err := segment.SegmentWordsDirect(input, nil, nil)
-		require.NoError(t, err)
-		ts := &tokens{}
-		gotSegs, gotTypes := ts.segment(input)
-		require.Equal(t, words(t, input, wantSegs, wantTypes), words(t, input, gotSegs, gotTypes), "%q", s)
-	}
+	check := func(s string) { matchSegmenter(t, []byte(s)) }
 	for _, s := range fixed {
 		check(s)
 	}
@@ -71,17 +75,47 @@ func TestASCIIWordsMatchSegmenter(t *testing.T) {
 	}
 }
 
+// TestHanWordsMatchSegmenter: giving each ideograph its word here (hanWords)
+// gives the words the segmenter gives, on random text that is mostly Chinese:
+// ideographs from the whole of both blocks (those after Unicode 8 included),
+// CJK and ASCII punctuation, spaces, and what the rules attach to a preceding
+// character (combining marks, variation selectors, formats, joiners, emoji
+// modifiers, the halfwidth sound marks), next to kana, fullwidth letters and
+// digits, and connectors.
+func TestHanWordsMatchSegmenter(t *testing.T) {
+	other := []string{"，", "。", "、", "「", "」", "（", "）", "：", "；", "！", "？", "\u3000", "\u00a0", "—", "…",
+		"\u0301", "\ufe0f", "\u200d", "\u200b", "\u2060", "\ufeff", "\U0001F3FB", "\uff9e", "\u3099", "\u3005", "ー", "カ",
+		"ひ", "ｶ", "Ａ", "１", "＿", "﹏", "😀", "é", "\u00ad", "\u0085", "·", "’", "a", "Z", "7", ".", ",", "'", "_", " ", "\n", "-"}
+	han := func(r *rand.Rand) string {
+		if r.IntN(4) == 0 {
+			return string(rune(0x3400 + r.IntN(0x4DBF-0x3400+1)))
+		}
+		return string(rune(0x4E00 + r.IntN(0x9FFF-0x4E00+1)))
+	}
+	check := func(s string) { matchSegmenter(t, []byte(s)) }
+	for _, s := range []string{"中文", "中", "中，文", "中\u0301文", "中\u200d文", "中\ufe0f", "中\U0001F3FB", "\u9fff\u4db6中",
+		"写入权限。测试", "中１２", "中ー", "中カ", "1，2中", "中　　文", "中a中", "中 中"} {
+		check(s)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100_000 {
+		var b []byte
+		for n := r.IntN(24); n > 0; n-- {
+			if r.IntN(3) == 0 {
+				b = append(b, other[r.IntN(len(other))]...)
+			} else {
+				b = append(b, han(r)...)
+			}
+		}
+		check(string(b))
+	}
+}
+
 // FuzzASCIIWords holds the split to the segmenter on any input.
 func FuzzASCIIWords(f *testing.F) {
 	f.Add([]byte("don't e.g. 12,345.67 中文abc a\u0301b"))
+	f.Add([]byte("写入权限，测试。中\u0301文「引号」１２ー"))
 	f.Fuzz(func(t *testing.T, input []byte) {
-		input = bytes.ToValidUTF8(input, []byte("\uFFFD")) // as codeAnalyzer.run does
-		wantSegs, wantTypes, _, err := segment.SegmentWordsDirect(input, nil, nil)
-		if err != nil {
-			t.Skip()
-		}
-		ts := &tokens{}
-		gotSegs, gotTypes := ts.segment(input)
-		require.Equal(t, words(t, input, wantSegs, wantTypes), words(t, input, gotSegs, gotTypes), "%q", input)
+		matchSegmenter(t, bytes.ToValidUTF8(input, []byte("\uFFFD"))) // as codeAnalyzer.run does
 	})
 }
