@@ -13,16 +13,15 @@ import (
 // way to the index): the limit makes the collector reclaim it before the
 // process grows. With SQLite's page caches (outside the Go heap) and the index
 // pages Bleve maps, a whole import, index included, stays under 300 MB on the
-// largest lines and frames a log may hold: 242 MB at most on the hostile
-// inputs, 262 MB for a 1 GB corpus (2026-12-02).
+// largest lines and frames a log may hold (see the README for the figures).
 //
 // Under the limit, how often the collector runs is set by the room between
-// it and what is live (about 55 MB while a batch is indexed); at 128 MiB the
+// it and what is live (about 55 MB while a batch is indexed). At 128 MiB the
 // collector, with the write barriers it turns on, held the index back: 20
-// copies of the real log were made searchable at 29.4 MB/s (median of five)
-// and 4.23 CPU-s, against 31.4 MB/s and 3.87 CPU-s at 160 MiB, for 30 MB more
-// at the peak.
-const Go = 160 << 20
+// copies of the real log became searchable at 29.4 MB/s (median of five) in
+// 4.23 CPU-s, against 31.1 MB/s and 3.96 CPU-s at 144 MiB, for 18 MB more at
+// the peak; 160 MiB gained little more (31.4 MB/s) for as much again.
+const Go = 144 << 20
 
 // GCPercent is the collector's target while the heap is well under Go: the
 // heap may grow to three times what is live, not twice, before a collection.
