@@ -26,7 +26,8 @@
 // Speed: Sync makes each block's Bleve document itself (docBuilder) and analyzes
 // its text in one pass straight into term frequencies (codeAnalyzer, held to the
 // chain of Bleve filters it replaces by tests; runs of ASCII are split into words
-// by asciiWords, held to the UAX #29 segmenter by tests). It analyses each
+// by asciiWords and each Han ideograph is a word of its own (hanWords), both held
+// to the UAX #29 segmenter by tests). It analyses each
 // document as it queues it, keeping the result compact until Bleve asks for it
 // (prepared), and writes one batch at a time, so the next batch is read and
 // analysed while Bleve builds the segment of the one before. During an import,
