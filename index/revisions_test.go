@@ -418,4 +418,19 @@ func TestBatchWriterWritesInOrder(t *testing.T) {
 		_, ok := ix.revs.at("s")
 		assert.False(t, ok, "the session's revision is not recorded without its first documents")
 	})
+
+	t.Run("a session ending a full batch waits for it", func(t *testing.T) {
+		// The session's documents fill a batch exactly: it is flushed as the last
+		// one is queued, and the revision is left alone for the next, empty one.
+		ix := openIndex(t)
+		fb := &failingBatches{bleveIndex: ix.bl, fail: map[int]bool{1: true}}
+		w, err := newBatchWriter(fb, ix.revs, 7)
+		require.NoError(t, err)
+		w.listed = nil
+		_, _, err = w.sessionRead(ctx, "s", read("s"))
+		require.NoError(t, err)
+		require.ErrorContains(t, w.close(), "injected batch failure")
+		_, ok := ix.revs.at("s")
+		assert.False(t, ok, "not recorded: the batch with its documents failed")
+	})
 }

@@ -259,12 +259,17 @@ func (w *batchWriter) flush() error {
 	}
 	b, done := w.b, w.done
 	w.b, w.done, w.weight = w.bl.NewBatch(), map[string]int64{}, 0
+	w.slots <- struct{}{}
 	if b.Size() == 0 {
-		// Sessions without documents to write: their earlier batches, if any, are
-		// done (see session).
+		// Sessions with no documents left to write: their revisions wait only for
+		// the batch before, which may hold the last of their documents, to be
+		// written (the slot), and are not recorded if it failed.
+		defer func() { <-w.slots }()
+		if err := w.failed(); err != nil {
+			return err
+		}
 		return w.revs.set(done)
 	}
-	w.slots <- struct{}{}
 	// The batch before has been written (or failed) by now: never write this one
 	// after a failure, or its revisions would claim sessions whose earlier
 	// documents are missing.
