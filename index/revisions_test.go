@@ -381,19 +381,26 @@ type bleveIndex = bleve.Index
 func TestBatchWriterWritesInOrder(t *testing.T) {
 	ctx := context.Background()
 	long := texts("one", "two", "three", "four", "five", "six", "seven")
-	read := func(id string) func(func(archive.Block) error) (int64, error) {
-		return func(fn func(archive.Block) error) (int64, error) { return long.SessionBlocks(ctx, id, fn) }
+	// write queues session s's seven documents in batches of maxDocs, over an
+	// index whose Batch fails on the calls fail names, and returns the error of
+	// the queueing or of the writes.
+	write := func(t *testing.T, maxDocs int, fail map[int]bool) (*Index, *failingBatches, error) {
+		ix := openIndex(t)
+		fb := &failingBatches{bleveIndex: ix.bl, fail: fail}
+		w, err := newBatchWriter(fb, ix.revs, maxDocs)
+		require.NoError(t, err)
+		w.listed = nil
+		_, _, err = w.sessionRead(ctx, "s", func(fn func(archive.Block) error) (int64, error) { return long.SessionBlocks(ctx, "s", fn) })
+		if err != nil {
+			_ = w.wait()
+			return ix, fb, err
+		}
+		return ix, fb, w.close()
 	}
 
 	t.Run("written one at a time", func(t *testing.T) {
-		ix := openIndex(t)
-		fb := &failingBatches{bleveIndex: ix.bl}
-		w, err := newBatchWriter(fb, ix.revs, 2)
+		ix, fb, err := write(t, 2, nil)
 		require.NoError(t, err)
-		w.listed = nil
-		_, _, err = w.sessionRead(ctx, "s", read("s"))
-		require.NoError(t, err)
-		require.NoError(t, w.close())
 		assert.Equal(t, 4, fb.calls, "7 documents in batches of 2")
 		assert.Equal(t, 1, fb.most, "never two batches at once")
 		rev, ok := ix.revs.at("s")
@@ -402,17 +409,7 @@ func TestBatchWriterWritesInOrder(t *testing.T) {
 	})
 
 	t.Run("nothing after a failed batch", func(t *testing.T) {
-		ix := openIndex(t)
-		fb := &failingBatches{bleveIndex: ix.bl, fail: map[int]bool{1: true}}
-		w, err := newBatchWriter(fb, ix.revs, 2)
-		require.NoError(t, err)
-		w.listed = nil
-		_, _, err = w.sessionRead(ctx, "s", read("s"))
-		if err == nil {
-			err = w.close()
-		} else {
-			_ = w.wait()
-		}
+		ix, fb, err := write(t, 2, map[int]bool{1: true})
 		require.ErrorContains(t, err, "injected batch failure")
 		assert.Empty(t, fb.written, "no batch is written after the first failed")
 		_, ok := ix.revs.at("s")
@@ -422,14 +419,8 @@ func TestBatchWriterWritesInOrder(t *testing.T) {
 	t.Run("a session ending a full batch waits for it", func(t *testing.T) {
 		// The session's documents fill a batch exactly: it is flushed as the last
 		// one is queued, and the revision is left alone for the next, empty one.
-		ix := openIndex(t)
-		fb := &failingBatches{bleveIndex: ix.bl, fail: map[int]bool{1: true}}
-		w, err := newBatchWriter(fb, ix.revs, 7)
-		require.NoError(t, err)
-		w.listed = nil
-		_, _, err = w.sessionRead(ctx, "s", read("s"))
-		require.NoError(t, err)
-		require.ErrorContains(t, w.close(), "injected batch failure")
+		ix, _, err := write(t, 7, map[int]bool{1: true})
+		require.ErrorContains(t, err, "injected batch failure")
 		_, ok := ix.revs.at("s")
 		assert.False(t, ok, "not recorded: the batch with its documents failed")
 	})
