@@ -482,7 +482,8 @@ func isASCII(b []byte) bool {
 // prepared is a text's analysis, held compactly from the time it is made until
 // Bleve asks for the term frequencies: each distinct term once, and each token
 // as four integers with no pointers. A batch analysed ahead of its turn (see
-// batchWriter) then costs about a tenth of the memory its frequencies will, and
+// batchWriter) then costs about a fifth of the memory its frequencies will
+// (4 MB against 18.5 MB for a batch of the real log, in a heap profile), and
 // nothing for the collector to scan.
 type prepared struct {
 	terms []byte   // the distinct terms, end to end, in order of first use
@@ -517,8 +518,17 @@ func (ts *tokens) prepare() *prepared {
 		}
 		p.toks[i] = ptok{term: id, start: uint32(t.start), end: uint32(t.end), pos: uint32(t.pos)}
 	}
+	if len(ts.ids) > maxPooledIDs {
+		// clear costs what the map has grown to: do not make every later small
+		// text pay for one large one.
+		ts.ids = nil
+	}
 	return p
 }
+
+// maxPooledIDs is the most distinct terms whose map prepare keeps for the
+// next text.
+const maxPooledIDs = 4096
 
 // frequencies builds the term frequencies of p, as Bleve's
 // analysis.TokenFrequency does with term vectors, in a handful of allocations

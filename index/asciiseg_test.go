@@ -57,21 +57,13 @@ func TestASCIIWordsMatchSegmenter(t *testing.T) {
 	fixed := []string{"", "abc", "a.b", "a.1", "1.a", "1,2", "1;2", "1:2", "a:b", "a'b", "1'2", "don't", "e.g.", "U.S.A.",
 		"3.14.15", "12,345.67", "a..b", "_", "__", "_1", "1_", "foo_bar_", "x.y.z", "\r\n", "a\u0301b c", "a\u200db",
 		"café au lait", "中文abc中文", "a.中", "a 中", "1.中", "a.\u0301b", "a \u0301b", "hello\u0085world", "a\r\n\u0301"}
-	check := func(s string) { matchSegmenter(t, []byte(s)) }
 	for _, s := range fixed {
-		check(s)
+		matchSegmenter(t, []byte(s))
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 100_000 {
-		var b []byte
-		for n := r.IntN(24); n > 0; n-- {
-			if r.IntN(8) == 0 {
-				b = append(b, other[r.IntN(len(other))]...)
-			} else {
-				b = append(b, ascii[r.IntN(len(ascii))]...)
-			}
-		}
-		check(string(b))
+		matchSegmenter(t, mixedText(r, 8, func() string { return other[r.IntN(len(other))] },
+			func() string { return ascii[r.IntN(len(ascii))] }))
 	}
 }
 
@@ -86,29 +78,34 @@ func TestHanWordsMatchSegmenter(t *testing.T) {
 	other := []string{"，", "。", "、", "「", "」", "（", "）", "：", "；", "！", "？", "\u3000", "\u00a0", "—", "…",
 		"\u0301", "\ufe0f", "\u200d", "\u200b", "\u2060", "\ufeff", "\U0001F3FB", "\uff9e", "\u3099", "\u3005", "ー", "カ",
 		"ひ", "ｶ", "Ａ", "１", "＿", "﹏", "😀", "é", "\u00ad", "\u0085", "·", "’", "a", "Z", "7", ".", ",", "'", "_", " ", "\n", "-"}
-	han := func(r *rand.Rand) string {
+	for _, s := range []string{"中文", "中", "中，文", "中\u0301文", "中\u200d文", "中\ufe0f", "中\U0001F3FB", "\u9fff\u4db6中",
+		"写入权限。测试", "中１２", "中ー", "中カ", "1，2中", "中　　文", "中a中", "中 中"} {
+		matchSegmenter(t, []byte(s))
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	han := func() string {
 		if r.IntN(4) == 0 {
 			return string(rune(0x3400 + r.IntN(0x4DBF-0x3400+1)))
 		}
 		return string(rune(0x4E00 + r.IntN(0x9FFF-0x4E00+1)))
 	}
-	check := func(s string) { matchSegmenter(t, []byte(s)) }
-	for _, s := range []string{"中文", "中", "中，文", "中\u0301文", "中\u200d文", "中\ufe0f", "中\U0001F3FB", "\u9fff\u4db6中",
-		"写入权限。测试", "中１２", "中ー", "中カ", "1，2中", "中　　文", "中a中", "中 中"} {
-		check(s)
-	}
-	r := rand.New(rand.NewPCG(3, 4))
 	for range 100_000 {
-		var b []byte
-		for n := r.IntN(24); n > 0; n-- {
-			if r.IntN(3) == 0 {
-				b = append(b, other[r.IntN(len(other))]...)
-			} else {
-				b = append(b, han(r)...)
-			}
-		}
-		check(string(b))
+		matchSegmenter(t, mixedText(r, 3, func() string { return other[r.IntN(len(other))] }, han))
 	}
+}
+
+// mixedText returns up to 23 pieces end to end, each from rare one time in
+// oneIn and otherwise from common.
+func mixedText(r *rand.Rand, oneIn int, rare, common func() string) []byte {
+	var b []byte
+	for n := r.IntN(24); n > 0; n-- {
+		if r.IntN(oneIn) == 0 {
+			b = append(b, rare()...)
+		} else {
+			b = append(b, common()...)
+		}
+	}
+	return b
 }
 
 // FuzzASCIIWords holds the split to the segmenter on any input.

@@ -190,11 +190,12 @@ func newDocBuilder(m mapping.IndexMapping) (*docBuilder, error) {
 }
 
 // document returns the Bleve document of d, its fields in blockDoc's order as the
-// mapping adds them.
+// mapping adds them, its text already analysed (textField.prepare).
 func (b *docBuilder) document(id string, d blockDoc) *document.Document {
 	doc := document.NewDocument(id)
 	doc.Fields = make([]document.Field, 0, 14)
 	text := &textField{name: fieldText, value: []byte(d.Text), options: b.opts[fieldText], analyzer: b.text}
+	text.prepare()
 	doc.AddField(text)
 	doc.AddField(&cappedField{text: text})
 	keyword := func(name string, v *string) {
@@ -264,8 +265,9 @@ func (f *textField) Size() int {
 }
 
 // prepare analyzes the text, keeping the result compact (prepared) until
-// Analyze: batchWriter prepares each document's text as it queues it, so the
-// next batch is analysed while Bleve builds the segment of the one before.
+// Analyze. docBuilder prepares each document's text as it is made, on the
+// batchWriter's goroutine, so the next batch is analysed while Bleve builds the
+// segment of the one before.
 func (f *textField) prepare() {
 	if f.prep != nil || f.freqs != nil {
 		return
@@ -274,15 +276,6 @@ func (f *textField) prepare() {
 	f.analyzer.run(f.value, ts)
 	f.prep = ts.prepare()
 	tokensPool.Put(ts)
-}
-
-// prepareText prepares the text field of doc (see textField.prepare).
-func prepareText(doc *document.Document) {
-	for _, f := range doc.Fields {
-		if t, ok := f.(*textField); ok {
-			t.prepare()
-		}
-	}
 }
 
 // Analyze implements document.Field: it makes the term frequencies of the
@@ -300,12 +293,12 @@ func (f *textField) Analyze() {
 }
 
 // freqsSize estimates what TokenFrequencies.Size counts for terms distinct
-// terms of tokens tokens with arena bytes of terms of their own: a map entry and
-// a TokenFreq per term, a TokenLocation and its pointer per token.
-func freqsSize(terms, tokens, arena int) int {
+// terms of tokens tokens whose terms take termBytes: a map entry and a
+// TokenFreq per term, a TokenLocation and its pointer per token.
+func freqsSize(terms, tokens, termBytes int) int {
 	const perTerm = 16 + 8 + int(unsafe.Sizeof(index.TokenFreq{}))
 	const perToken = 8 + int(unsafe.Sizeof(index.TokenLocation{}))
-	return terms*perTerm + tokens*perToken + arena
+	return terms*perTerm + tokens*perToken + termBytes
 }
 
 // cappedField is a block's record of the terms its text field holds more

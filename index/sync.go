@@ -52,8 +52,8 @@ type SyncStats struct {
 // Bleve's segment builder) and twice that before the GC runs: about 1 MiB of
 // textWeight is 170,000 tokens, or 500 blocks of the real corpus log. Larger
 // batches cost less CPU per block (fewer segments to build and merge) but more
-// memory. The batch being filled holds its analysis compactly (prepared), a
-// tenth of that.
+// memory. The batch being filled holds its analysis compactly (prepared), about
+// a fifth of that.
 const (
 	defaultBatchDocs = 1000
 	batchWeight      = 1 << 20
@@ -200,7 +200,7 @@ func (ix *Index) syncBleve(ctx context.Context, bl bleve.Index, indexed *revStor
 
 // batchWriter fills Bleve batches and writes each when it is full, one at a
 // time, in order, on a goroutine of its own. Each document's text is analysed
-// as it is queued (textField.prepare), so the next batch is read and analysed
+// as it is queued (docBuilder.document), so the next batch is read and analysed
 // while Bleve builds the segment of the one before: Bleve builds a segment on
 // one goroutine, and this keeps the other core busy without a second batch in
 // Bleve's hands. Batches are written in order, so a session's revision can be
@@ -343,9 +343,7 @@ func (w *batchWriter) sessionRead(ctx context.Context, id string, read func(func
 		}
 		seen[blk.ID] = struct{}{}
 		d := newBlockDoc(blk)
-		doc := w.docs.document(blk.ID, d)
-		prepareText(doc)
-		if err := w.b.IndexAdvanced(doc); err != nil {
+		if err := w.b.IndexAdvanced(w.docs.document(blk.ID, d)); err != nil {
 			return fmt.Errorf("block %s: %w", blk.ID, err)
 		}
 		w.weight += textWeight(d.Text)
