@@ -81,6 +81,8 @@ func (f *AlongFeed) take() []string {
 
 func (ix *Index) along(ctx context.Context, bl bleve.Index, indexed *revStore, src Source, stop <-chan struct{}, feed *AlongFeed) (SyncStats, error) {
 	start := time.Now()
+	bulkMerging.Add(1) // see mergeplan.go
+	defer bulkMerging.Add(-1)
 	var st SyncStats
 	listed, err := listedSessions(bl)
 	if err != nil {

@@ -155,7 +155,7 @@ func openBleve(dir string, readOnly bool, wait time.Duration) (bl bleve.Index, e
 	}
 	config := map[string]interface{}{
 		"bolt_timeout":           wait.String(),
-		"scorchMergePlanOptions": map[string]interface{}{"MaxSegmentSize": maxSegmentDocs},
+		"scorchMergePlanOptions": map[string]interface{}{"MaxSegmentSize": maxSegmentDocs, "FloorSegmentSize": bulkFloorDocs},
 		"eventCallbackName":      holdMergesCallback,
 	}
 	if readOnly {
