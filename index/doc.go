@@ -33,10 +33,12 @@
 // analysed while Bleve builds the segment of the one before. During an import,
 // SyncAlong indexes each session once the archive has committed it (the import
 // names it: AlongFeed), filling batches across the import, so the two share
-// the cores. Most of what is
-// left is Bleve's own segment building and merging, which costs about the same
-// for every token. CJK text is indexed as bigrams only (a character standing
-// alone as a unigram): on the real log, where most of the text is Chinese, that
+// the cores; meanwhile Bleve's merge planner counts a small segment at a
+// batch's size rather than twice that, so it merges less while the import
+// needs the cores (mergeplan.go). Most of what is left is Bleve's own segment
+// building and merging, which costs about the same for every token. CJK text
+// is indexed as bigrams only (a character standing alone as a unigram): on the
+// real log, where most of the text is Chinese, that
 // is a third fewer tokens than unigrams beside bigrams, and a quarter less
 // indexing CPU. See BenchmarkImportSearchable for the figures.
 //
