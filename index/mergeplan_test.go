@@ -2,9 +2,12 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -74,4 +77,31 @@ func TestSyncAlongMergesInBulk(t *testing.T) {
 	require.Equal(t, 1, st.Indexed)
 	assert.Equal(t, int32(1), src.bulk.Load(), "SyncAlong indexes with the import's floor")
 	assert.Zero(t, bulkMerging.Load(), "and lets it go when it returns")
+}
+
+// TestBleveUsesTheMergeBudget: scorch plans with the budget installed in
+// mergeplan's defaults. Six batches of 1,000 blocks indexed outside an import
+// are merged down to Bleve's budget (three segments for 6,000 blocks at its
+// floor of 2,000); with only the floor of 1,000 openBleve sets, the budget would
+// be six and nothing would be merged.
+func TestBleveUsesTheMergeBudget(t *testing.T) {
+	ix := openIndex(t)
+	ix.batchDocs = bulkFloorDocs
+	words := make([]string, 6*bulkFloorDocs)
+	for i := range words {
+		words[i] = fmt.Sprintf("word%d", i)
+	}
+	st, err := ix.Sync(context.Background(), texts(words...), nil)
+	require.NoError(t, err)
+	require.Equal(t, len(words), st.Docs)
+	segments := func() int {
+		r, err := ix.bl.Advanced()
+		require.NoError(t, err)
+		rd, err := r.Reader()
+		require.NoError(t, err)
+		defer rd.Close()
+		return len(rd.(*scorch.IndexSnapshot).Segments())
+	}
+	require.Eventually(t, func() bool { return segments() <= 3 }, 20*time.Second, 20*time.Millisecond,
+		"six segments of a batch each are merged to Bleve's budget")
 }
