@@ -294,14 +294,11 @@ func (w *batchWriter) flush() error {
 	return nil
 }
 
-// wait waits for every batch being written and returns the first write error.
+// wait waits for the batch being written, if any, and returns the first write
+// error.
 func (w *batchWriter) wait() error {
-	for range cap(w.slots) {
-		w.slots <- struct{}{}
-	}
-	for range cap(w.slots) {
-		<-w.slots
-	}
+	w.slots <- struct{}{}
+	<-w.slots
 	return w.failed()
 }
 
